@@ -1,0 +1,52 @@
+package io.countercache;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Declares a counter cache: a numeric field of the annotated (target) entity that holds the number of rows of
+ * {@link #source()} pointing at it through {@link #via()}, optionally filtered by {@link #where()}, or the sum of
+ * one of their columns ({@link #sum()}).
+ *
+ * <pre>{@code
+ * @Entity class Article {
+ *   @CounterCache(source = Comment.class, via = "article", where = "publish_status = 'public'")
+ *   long totalPublicComments;
+ * }
+ * }</pre>
+ *
+ * <p>The value is maintained by PostgreSQL triggers on the source table and a rollup (see {@link RollupWorker});
+ * Hibernate never writes it. The triggers come from the generated Liquibase changelog, so every write is counted,
+ * whether it comes from Hibernate, bulk JPQL, native SQL or psql.
+ *
+ * <p>The field must be {@code long}, {@code int} or their boxes; the target's identifier must be a single
+ * {@code Long}, {@code Integer} or {@code UUID}; {@code via} must be a many-to-one of the source entity that points at
+ * the target entity's identifier. Anything else fails when the changelog is generated or when Hibernate boots.
+ */
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target(ElementType.FIELD)
+public @interface CounterCache {
+
+    /** The entity whose rows are counted, for example {@code Comment.class}. */
+    Class<?> source();
+
+    /** The many-to-one attribute of {@link #source()} that points at this entity, for example {@code "article"}. */
+    String via();
+
+    /**
+     * A SQL boolean expression over the source table's columns, by their database names; only rows for which it is
+     * true are counted. Functions outside {@code pg_catalog} must be schema-qualified. Default: every row.
+     */
+    String where() default "";
+
+    /**
+     * A source column (attribute name or column name, of an integer type) to add up instead of counting rows.
+     * Default: count rows.
+     */
+    String sum() default "";
+}

@@ -1,0 +1,245 @@
+package io.countercache;
+
+import io.countercache.testing.TestDatabase;
+import io.countercache.testing.TestPostgres;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.Savepoint;
+import java.sql.Statement;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Every transition of a source row, proven against real PostgreSQL through the installed triggers and rollup. */
+class WritePathIT {
+
+    private static TestDatabase db;
+
+    @BeforeAll
+    static void createSchema() throws Exception {
+        db = TestPostgres.newDatabase(WritePathIT.class);
+        BlogSchema.create(db);
+    }
+
+    private static long article() {
+        return db.queryLong("INSERT INTO blog_article (content) VALUES ('a') RETURNING id");
+    }
+
+    private static long user() {
+        return db.queryLong("INSERT INTO blog_user (username) VALUES ('u') RETURNING id");
+    }
+
+    private static long comment(long user, long article, String status) {
+        return db.queryLong("INSERT INTO blog_comment (creator_id, article_id, publish_status, likes) VALUES ("
+                + user + ", " + article + ", '" + status + "', 3) RETURNING id");
+    }
+
+    private static long value(String table, String column, long id) {
+        BlogSchema.assertExactAfterRollup(db);
+        return db.queryLong("SELECT " + column + " FROM " + table + " WHERE id = " + id);
+    }
+
+    private static long queued() {
+        return db.queryLong("SELECT count(*) FROM countercache.delta");
+    }
+
+    @Test
+    void insertCountsEveryCommentAndPublicOnesOnlyWhenTheyArePublic() {
+        long u = user(), a = article();
+        comment(u, a, "public");
+        comment(u, a, "private");
+        assertThat(value("blog_article", "total_comments", a)).isEqualTo(2);
+        assertThat(value("blog_article", "total_public_comments", a)).isEqualTo(1);
+        assertThat(value("blog_user", "total_public_comments", u)).isEqualTo(1);
+        assertThat(value("blog_article", "total_likes", a)).isEqualTo(6);
+    }
+
+    @Test
+    void deleteTakesBackWhatInsertAdded() {
+        long u = user(), a = article();
+        long c = comment(u, a, "public");
+        comment(u, a, "public");
+        db.execute("DELETE FROM blog_comment WHERE id = " + c);
+        assertThat(value("blog_article", "total_public_comments", a)).isEqualTo(1);
+        assertThat(value("blog_user", "total_public_comments", u)).isEqualTo(1);
+    }
+
+    @Test
+    void flippingTheStatusMovesThePublicCountBothWays() {
+        long u = user(), a = article();
+        long c = comment(u, a, "private");
+        db.execute("UPDATE blog_comment SET publish_status = 'public' WHERE id = " + c);
+        assertThat(value("blog_article", "total_public_comments", a)).isEqualTo(1);
+        db.execute("UPDATE blog_comment SET publish_status = 'private' WHERE id = " + c);
+        assertThat(value("blog_article", "total_public_comments", a)).isZero();
+        assertThat(value("blog_article", "total_comments", a)).isEqualTo(1);
+    }
+
+    @Test
+    void reparentingACommentMovesTheCountToTheNewArticle() {
+        long u = user(), from = article(), to = article();
+        long c = comment(u, from, "public");
+        db.execute("UPDATE blog_comment SET article_id = " + to + " WHERE id = " + c);
+        assertThat(value("blog_article", "total_public_comments", from)).isZero();
+        assertThat(value("blog_article", "total_public_comments", to)).isEqualTo(1);
+        assertThat(value("blog_article", "total_likes", to)).isEqualTo(3);
+        assertThat(value("blog_user", "total_public_comments", u)).isEqualTo(1);
+    }
+
+    @Test
+    void reparentingAndFlippingAtOnceTakesFromTheOldAndGivesNothingToTheNew() {
+        long u = user(), other = user(), from = article(), to = article();
+        long c = comment(u, from, "public");
+        db.execute("UPDATE blog_comment SET article_id = " + to + ", creator_id = " + other
+                + ", publish_status = 'private' WHERE id = " + c);
+        assertThat(value("blog_article", "total_public_comments", from)).isZero();
+        assertThat(value("blog_article", "total_public_comments", to)).isZero();
+        assertThat(value("blog_article", "total_comments", to)).isEqualTo(1);
+        assertThat(value("blog_user", "total_public_comments", u)).isZero();
+        assertThat(value("blog_user", "total_public_comments", other)).isZero();
+    }
+
+    @Test
+    void changingTheSummedColumnAddsTheDifference() {
+        long u = user(), a = article();
+        long c = comment(u, a, "public");
+        db.execute("UPDATE blog_comment SET likes = 10 WHERE id = " + c);
+        assertThat(value("blog_article", "total_likes", a)).isEqualTo(10);
+        db.execute("UPDATE blog_comment SET likes = NULL WHERE id = " + c);
+        assertThat(value("blog_article", "total_likes", a)).isZero();
+    }
+
+    @Test
+    void aNullForeignKeyEnqueuesNothingAndSettingItCounts() {
+        long u = user(), a = article();
+        BlogSchema.assertExactAfterRollup(db);
+        long c = db.queryLong("INSERT INTO blog_comment (creator_id, publish_status) VALUES (" + u + ", 'private') RETURNING id");
+        assertThat(queued()).as("deltas queued by a comment on no article by a private comment").isZero();
+        db.execute("UPDATE blog_comment SET article_id = " + a + " WHERE id = " + c);
+        assertThat(value("blog_article", "total_comments", a)).isEqualTo(1);
+        db.execute("UPDATE blog_comment SET article_id = NULL WHERE id = " + c);
+        assertThat(value("blog_article", "total_comments", a)).isZero();
+    }
+
+    @Test
+    void anUpdateThatChangesNothingRelevantEnqueuesNothing() {
+        long u = user(), a = article();
+        long c = comment(u, a, "public");
+        BlogSchema.assertExactAfterRollup(db);
+        db.execute("UPDATE blog_comment SET message = 'edited' WHERE id = " + c);
+        db.execute("UPDATE blog_comment SET publish_status = 'public' WHERE id = " + c);
+        assertThat(queued()).isZero();
+    }
+
+    @Test
+    void aRolledBackTransactionLeavesNothingBehind() throws Exception {
+        long u = user(), a = article();
+        BlogSchema.assertExactAfterRollup(db);
+        try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
+            c.setAutoCommit(false);
+            st.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (" + u + ", " + a + ", 'public')");
+            c.rollback();
+        }
+        assertThat(queued()).isZero();
+        assertThat(value("blog_article", "total_comments", a)).isZero();
+    }
+
+    @Test
+    void aRolledBackSavepointTakesItsDeltasWithIt() throws Exception {
+        long u = user(), a = article();
+        try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
+            c.setAutoCommit(false);
+            st.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (" + u + ", " + a + ", 'public')");
+            Savepoint sp = c.setSavepoint();
+            st.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (" + u + ", " + a + ", 'public')");
+            c.rollback(sp);
+            c.commit();
+        }
+        assertThat(value("blog_article", "total_public_comments", a)).isEqualTo(1);
+    }
+
+    @Test
+    void aBulkStatementEnqueuesOneDeltaPerTarget() {
+        long u = user(), a = article(), b = article();
+        BlogSchema.assertExactAfterRollup(db);
+        db.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status) SELECT " + u
+                + ", CASE WHEN i % 2 = 0 THEN " + a + " ELSE " + b + " END, 'public' FROM generate_series(1, 1000) i");
+        // per article: total_comments and total_public_comments; for the user: total_public_comments
+        assertThat(queued()).isEqualTo(5);
+        assertThat(value("blog_article", "total_public_comments", a)).isEqualTo(500);
+        db.execute("UPDATE blog_comment SET article_id = " + a + " WHERE article_id = " + b);
+        assertThat(value("blog_article", "total_comments", a)).isEqualTo(1000);
+        assertThat(value("blog_article", "total_comments", b)).isZero();
+        db.execute("DELETE FROM blog_comment WHERE article_id = " + a);
+        assertThat(value("blog_user", "total_public_comments", u)).isZero();
+    }
+
+    @Test
+    void truncatingTheSourceRecountsItsCounters() throws Exception {
+        TestDatabase own = TestPostgres.newDatabase(WritePathIT.class);
+        BlogSchema.create(own);
+        own.execute("INSERT INTO blog_user (id) VALUES (1); INSERT INTO blog_article (id) VALUES (1);"
+                + "INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public'), (1, 1, 'public')");
+        BlogSchema.assertExactAfterRollup(own);
+        own.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public')");
+        own.execute("TRUNCATE blog_comment");
+        BlogSchema.assertExactAfterRollup(own);
+        assertThat(own.queryLong("SELECT total_comments FROM blog_article WHERE id = 1")).isZero();
+    }
+
+    @Test
+    void deltasForATargetThatNoLongerExistsAreDropped() {
+        long u = user(), a = article();
+        comment(u, a, "public");
+        db.execute("DELETE FROM blog_article WHERE id = " + a);   // cascades to the comment: -1 for a gone article
+        BlogSchema.assertExactAfterRollup(db);
+    }
+
+    @Test
+    void uuidAndIntegerKeysAreCounted() {
+        db.execute("INSERT INTO shop_order (id) VALUES ('00000000-0000-0000-0000-000000000001');"
+                + "INSERT INTO shop_line (order_id, amount) VALUES ('00000000-0000-0000-0000-000000000001', 250),"
+                + " ('00000000-0000-0000-0000-000000000001', 100);"
+                + "INSERT INTO tag (id) VALUES (7); INSERT INTO tagging (tag_id) VALUES (7), (7), (7);"
+                + "DELETE FROM tagging WHERE id = (SELECT min(id) FROM tagging)");
+        BlogSchema.assertExactAfterRollup(db);
+        assertThat(db.queryLong("SELECT total FROM shop_order")).isEqualTo(350);
+        assertThat(db.queryLong("SELECT uses FROM tag WHERE id = 7")).isEqualTo(2);
+    }
+
+    @Test
+    void theRollupNeitherWaitsForNorLosesATargetRowLockedByAnotherTransaction() throws Exception {
+        long u = user(), a = article();
+        comment(u, a, "public");
+        try (Connection holder = db.dataSource().getConnection(); Statement st = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            st.execute("SELECT 1 FROM blog_article WHERE id = " + a + " FOR UPDATE");
+            try (Connection r = db.dataSource().getConnection(); Statement rs = r.createStatement()) {
+                rs.execute("SET lock_timeout = '5s'");  // a rollup that waited would fail here instead of returning
+                while (RollupWorker.rollupOnce(r, 1000) > 0) {
+                    // drain what can be drained
+                }
+            }
+            // the article's three counters wait in the queue; the user's counter, not locked, was applied
+            assertThat(db.queryLong("SELECT count(*) FROM countercache.delta")).as("deltas kept for the locked article")
+                    .isEqualTo(3);
+            assertThat(db.queryLong("SELECT total_public_comments FROM blog_user WHERE id = " + u)).isEqualTo(1);
+            holder.commit();
+        }
+        assertThat(value("blog_article", "total_public_comments", a)).isEqualTo(1);
+    }
+
+    @Test
+    void aConditionThatDoesNotCompileFailsWhenInstalledNamingTheField() {
+        var bad = new io.countercache.spi.CounterDefinition("Article.totalBad", BlogSchema.ARTICLE, "id",
+                io.countercache.spi.KeyType.BIGINT, "total_bad", "bigint", BlogSchema.COMMENT, "article_id",
+                "status = 'public'", null);
+        var units = io.countercache.spi.InstallSql.units(java.util.List.of(bad));
+        assertThatThrownBy(() -> db.executeInTransaction(units.get(1).sql()))
+                .hasMessageContaining("@CounterCache on Article.totalBad")
+                .hasMessageContaining("where = \"status = 'public'\" does not compile against public.blog_comment")
+                .hasMessageContaining("column \"status\" does not exist");
+    }
+}
