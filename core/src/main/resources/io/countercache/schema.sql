@@ -162,6 +162,11 @@ BEGIN
         PERFORM countercache.fail(d, format('counter column %I.%I.%I is %s',
             target_schema, target_table, target_column, t),
             'make the counter column an integer or bigint');
+    ELSIF NOT EXISTS (SELECT 1 FROM pg_attrdef ad JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
+                       WHERE a.attrelid = to_regclass(format('%I.%I', target_schema, target_table))
+                         AND a.attname = target_column) THEN
+        -- Hibernate never inserts the counter column, so new rows must start from a default.
+        EXECUTE format('ALTER TABLE %I.%I ALTER COLUMN %I SET DEFAULT 0', target_schema, target_table, target_column);
     END IF;
 
     SELECT k.definition_hash INTO old_hash FROM countercache.counter k WHERE k.id = define_counter.id;

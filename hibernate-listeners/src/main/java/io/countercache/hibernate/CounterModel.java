@@ -1,0 +1,249 @@
+package io.countercache.hibernate;
+
+import io.countercache.CounterCache;
+import io.countercache.CounterCacheException;
+import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.KeyType;
+import io.countercache.spi.TableName;
+import org.hibernate.MappingException;
+import org.hibernate.boot.Metadata;
+import org.hibernate.boot.MetadataSources;
+import org.hibernate.boot.model.naming.Identifier;
+import org.hibernate.boot.registry.StandardServiceRegistry;
+import org.hibernate.boot.registry.StandardServiceRegistryBuilder;
+import org.hibernate.cfg.AvailableSettings;
+import org.hibernate.engine.config.spi.ConfigurationService;
+import org.hibernate.mapping.Column;
+import org.hibernate.mapping.Component;
+import org.hibernate.mapping.ManyToOne;
+import org.hibernate.mapping.PersistentClass;
+import org.hibernate.mapping.Property;
+import org.hibernate.mapping.RootClass;
+import org.hibernate.mapping.Selectable;
+import org.hibernate.mapping.Table;
+
+import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+/**
+ * Reads {@link CounterCache} declarations from Hibernate's boot metamodel and resolves them to physical names,
+ * exactly as Hibernate maps them (naming strategies, {@code @Table}, {@code @Column}, {@code @JoinColumn}, schemas,
+ * quoted identifiers). Every problem in the model is reported at once, each naming {@code Entity.field} and the fix.
+ */
+public final class CounterModel {
+
+    /** One declaration: the physical definition and the boot-model property that holds the counter. */
+    public record Declared(CounterDefinition definition, Property property) {
+    }
+
+    private CounterModel() {
+    }
+
+    /** The physical counter definitions of a boot metamodel, sorted by counter name. */
+    public static List<CounterDefinition> definitions(Metadata metadata) {
+        return read(metadata).stream().map(Declared::definition).toList();
+    }
+
+    /**
+     * Builds Hibernate's boot metamodel for these entity classes without touching a database (PostgreSQL dialect)
+     * and reads its counters. {@code settings} may carry naming strategies, a default schema and so on.
+     */
+    public static List<CounterDefinition> definitions(Collection<Class<?>> entities, Map<String, Object> settings) {
+        StandardServiceRegistry registry = new StandardServiceRegistryBuilder()
+                .applySetting("hibernate.dialect", "org.hibernate.dialect.PostgreSQLDialect")
+                .applySetting("hibernate.boot.allow_jdbc_metadata_access", "false")
+                .applySettings(settings)
+                .build();
+        try {
+            MetadataSources sources = new MetadataSources(registry);
+            entities.forEach(sources::addAnnotatedClass);
+            return definitions(sources.buildMetadata());
+        } finally {
+            StandardServiceRegistryBuilder.destroy(registry);
+        }
+    }
+
+    /** Every declaration of the model, or one exception that lists every problem. */
+    public static List<Declared> read(Metadata metadata) {
+        List<Declared> declared = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        for (PersistentClass target : metadata.getEntityBindings()) {
+            for (Field field : counterFields(target)) {
+                try {
+                    declared.add(declare(metadata, target, field, field.getAnnotation(CounterCache.class)));
+                } catch (CounterCacheException e) {
+                    problems.add(e.getMessage());
+                }
+            }
+        }
+        if (!problems.isEmpty()) {
+            problems.sort(Comparator.naturalOrder());
+            throw new CounterCacheException(problems.size() == 1 ? problems.get(0)
+                    : problems.size() + " @CounterCache problems:\n  - " + String.join("\n  - ", problems));
+        }
+        declared.sort(Comparator.comparing(d -> d.definition().name()));
+        return declared;
+    }
+
+    /** Fields of the entity class and its mapped superclasses, stopping at the next entity up the hierarchy. */
+    private static List<Field> counterFields(PersistentClass entity) {
+        Class<?> stop = entity.getSuperclass() == null ? Object.class : entity.getSuperclass().getMappedClass();
+        List<Field> fields = new ArrayList<>();
+        for (Class<?> k = entity.getMappedClass(); k != null && k != stop && k != Object.class; k = k.getSuperclass()) {
+            for (Field f : k.getDeclaredFields()) {
+                if (f.isAnnotationPresent(CounterCache.class)) {
+                    fields.add(f);
+                }
+            }
+        }
+        return fields;
+    }
+
+    private static Declared declare(Metadata metadata, PersistentClass target, Field field, CounterCache cc) {
+        String who = simpleName(target) + "." + field.getName();
+        String columnType = columnType(field.getType());
+        if (columnType == null) {
+            throw fail(who, "the field is " + field.getType().getSimpleName() + "; declare it as long or int");
+        }
+        Property counter;
+        try {
+            counter = target.getProperty(field.getName());
+        } catch (MappingException e) {
+            throw fail(who, "the field is not persistent; remove @Transient so it maps to a column");
+        }
+        if (target.getIdentifierMapper() != null || target.getIdentifier() instanceof Component
+                || target.getIdentifier().getColumnSpan() != 1) {
+            throw fail(who, simpleName(target) + " has a composite identifier; counters need a single-column"
+                    + " Long, Integer or UUID identifier");
+        }
+        KeyType keyType = keyType(target.getIdentifierProperty().getType().getReturnedClass());
+        if (keyType == null) {
+            throw fail(who, simpleName(target) + "'s identifier is "
+                    + target.getIdentifierProperty().getType().getReturnedClass().getSimpleName()
+                    + "; counters need a Long, Integer or UUID identifier");
+        }
+        PersistentClass source = metadata.getEntityBinding(cc.source().getName());
+        if (source == null) {
+            throw fail(who, "source = " + cc.source().getSimpleName() + ".class is not an entity of this persistence"
+                    + " unit; annotate it with @Entity and list it with the others");
+        }
+        if (!(source instanceof RootClass) || source.hasSubclasses()) {
+            throw fail(who, "source = " + simpleName(source) + " is part of an inheritance hierarchy; counting"
+                    + " entities of a hierarchy is not supported yet, count a root entity without subclasses");
+        }
+        Column fk = viaColumn(who, source, target, cc.via());
+        TableName sourceTable = tableName(metadata, source.getTable());
+        return new Declared(new CounterDefinition(who, tableName(metadata, target.getTable()),
+                columnName(target.getIdentifier().getColumns().get(0)), keyType,
+                columnName(singleColumn(who, counter)), columnType, sourceTable, columnName(fk),
+                cc.where().isBlank() ? null : cc.where().trim(),
+                cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim())), counter);
+    }
+
+    private static Column viaColumn(String who, PersistentClass source, PersistentClass target, String via) {
+        List<String> candidates = source.getPropertyClosure().stream()
+                .filter(p -> p.getValue() instanceof ManyToOne m && target.getEntityName().equals(m.getReferencedEntityName()))
+                .map(Property::getName).sorted().toList();
+        Property p = null;
+        try {
+            p = source.getProperty(via);
+        } catch (MappingException e) {
+            // reported below with the candidates
+        }
+        if (p == null || !(p.getValue() instanceof ManyToOne m) || !target.getEntityName().equals(m.getReferencedEntityName())) {
+            throw fail(who, "via = \"" + via + "\" is not a many-to-one of " + simpleName(source) + " pointing to "
+                    + simpleName(target) + "; " + simpleName(source) + " has "
+                    + (candidates.isEmpty() ? "none" : candidates.toString()));
+        }
+        if (m.getReferencedPropertyName() != null || m.getColumnSpan() != 1) {
+            throw fail(who, "via = \"" + via + "\" must join on " + simpleName(target)
+                    + "'s identifier with a single column");
+        }
+        return m.getColumns().get(0);
+    }
+
+    private static String sumColumn(String who, PersistentClass source, String sum) {
+        for (Property p : source.getPropertyClosure()) {
+            if (p.getName().equals(sum)) {
+                if (columnType(p.getType().getReturnedClass()) == null && p.getType().getReturnedClass() != Short.class
+                        && p.getType().getReturnedClass() != short.class) {
+                    throw fail(who, "sum = \"" + sum + "\" is " + p.getType().getReturnedClass().getSimpleName()
+                            + "; sum an integral attribute (store money as cents in a long)");
+                }
+                return columnName(singleColumn(who, p));
+            }
+        }
+        for (Column c : source.getTable().getColumns()) {
+            if (columnName(c).equals(sum)) {
+                return columnName(c);
+            }
+        }
+        throw fail(who, "sum = \"" + sum + "\" is neither an attribute nor a column of " + simpleName(source)
+                + "; its attributes are " + source.getPropertyClosure().stream().map(Property::getName).sorted()
+                .collect(Collectors.joining(", ", "[", "]")));
+    }
+
+    private static Column singleColumn(String who, Property p) {
+        List<Selectable> selectables = p.getValue().getSelectables();
+        if (selectables.size() != 1 || !(selectables.get(0) instanceof Column c)) {
+            throw fail(who, "attribute " + p.getName() + " must map to exactly one column");
+        }
+        return c;
+    }
+
+    static TableName tableName(Metadata metadata, Table table) {
+        Identifier schema = table.getQualifiedTableName().getSchemaName();
+        if (schema == null) {
+            Object configured = metadata.getDatabase().getServiceRegistry().requireService(ConfigurationService.class)
+                    .getSettings().get(AvailableSettings.DEFAULT_SCHEMA);
+            schema = configured == null || configured.toString().isBlank() ? null
+                    : Identifier.toIdentifier(configured.toString().trim());
+        }
+        return new TableName(schema == null ? "public" : physical(schema.getText(), schema.isQuoted()),
+                physical(table.getQualifiedTableName().getTableName().getText(), table.isQuoted()));
+    }
+
+    static String columnName(Column column) {
+        return physical(column.getName(), column.isQuoted());
+    }
+
+    /** PostgreSQL folds unquoted identifiers to lower case; Hibernate emits unquoted names unless told to quote. */
+    private static String physical(String name, boolean quoted) {
+        return quoted ? name : name.toLowerCase(Locale.ROOT);
+    }
+
+    private static String columnType(Class<?> type) {
+        if (type == long.class || type == Long.class) {
+            return "bigint";
+        }
+        if (type == int.class || type == Integer.class) {
+            return "integer";
+        }
+        return null;
+    }
+
+    private static KeyType keyType(Class<?> type) {
+        if (type == Long.class || type == long.class) {
+            return KeyType.BIGINT;
+        }
+        if (type == Integer.class || type == int.class) {
+            return KeyType.INTEGER;
+        }
+        return type == UUID.class ? KeyType.UUID : null;
+    }
+
+    private static String simpleName(PersistentClass pc) {
+        return pc.getMappedClass() == null ? pc.getEntityName() : pc.getMappedClass().getSimpleName();
+    }
+
+    private static CounterCacheException fail(String who, String problem) {
+        return new CounterCacheException("@CounterCache on " + who + ": " + problem);
+    }
+}

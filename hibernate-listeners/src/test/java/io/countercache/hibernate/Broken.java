@@ -1,0 +1,21 @@
+package io.countercache.hibernate;
+
+import io.countercache.CounterCache;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+
+/** Declarations that must be refused, each with a message naming the field and the fix. */
+@Entity
+public class Broken {
+    @Id
+    Long id;
+
+    @CounterCache(source = Remark.class, via = "article")
+    long badVia;
+
+    @CounterCache(source = Remark.class, via = "post")
+    String notANumber;
+
+    @CounterCache(source = String.class, via = "post")
+    long notAnEntity;
+}

@@ -1,0 +1,57 @@
+package io.countercache.hibernate;
+
+import io.countercache.CounterCacheException;
+import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.KeyType;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class CounterModelTest {
+
+    @Test
+    void namesAreTheOnesHibernateMapsToIncludingQuotedTablesAndJoinColumns() {
+        List<CounterDefinition> defs = CounterModel.definitions(List.of(Post.class, Remark.class), Map.of());
+        assertThat(defs).extracting(CounterDefinition::name).containsExactly(
+                "public.Posts.remarkcount", "public.Posts.totalscore", "public.Posts.visible_remarks");
+        CounterDefinition visible = defs.get(2);
+        assertThat(visible.declaredBy()).isEqualTo("Post.visibleRemarks");
+        assertThat(visible.source().toString()).isEqualTo("public.remark");
+        assertThat(visible.sourceFk()).isEqualTo("post_ref");
+        assertThat(visible.keyType()).isEqualTo(KeyType.BIGINT);
+        assertThat(visible.columnType()).isEqualTo("integer");
+        assertThat(visible.condition()).isEqualTo("status = 'visible'");
+        assertThat(defs.get(1).sumColumn()).isEqualTo("score");
+    }
+
+    @Test
+    void aNamingStrategyAndADefaultSchemaAreHonoured() {
+        List<CounterDefinition> defs = CounterModel.definitions(List.of(Post.class, Remark.class), Map.of(
+                "hibernate.physical_naming_strategy", "org.hibernate.boot.model.naming.PhysicalNamingStrategySnakeCaseImpl",
+                "hibernate.default_schema", "blog"));
+        assertThat(defs).extracting(CounterDefinition::name).containsExactly(
+                "blog.Posts.remark_count", "blog.Posts.total_score", "blog.Posts.visible_remarks");
+    }
+
+    @Test
+    void everyBadDeclarationIsReportedWithTheFieldAndTheFix() {
+        assertThatThrownBy(() -> CounterModel.definitions(List.of(Post.class, Remark.class, Broken.class), Map.of()))
+                .isInstanceOf(CounterCacheException.class)
+                .hasMessageContaining("3 @CounterCache problems")
+                .hasMessageContaining("@CounterCache on Broken.badVia: via = \"article\" is not a many-to-one of Remark"
+                        + " pointing to Broken; Remark has none")
+                .hasMessageContaining("@CounterCache on Broken.notANumber: the field is String; declare it as long or int")
+                .hasMessageContaining("@CounterCache on Broken.notAnEntity: source = String.class is not an entity");
+    }
+
+    @Test
+    void aViaThatIsNotAManyToOneToTheTargetListsTheOnesThatAre() {
+        assertThatThrownBy(() -> CounterModel.definitions(List.of(Shelf.class, Book.class), Map.of()))
+                .hasMessage("@CounterCache on Shelf.books: via = \"shelff\" is not a many-to-one of Book pointing to"
+                        + " Shelf; Book has [formerShelf, shelf]");
+    }
+}

@@ -1,0 +1,128 @@
+package io.countercache.hibernate;
+
+import io.countercache.spi.InstallSql;
+import io.countercache.testing.TestDatabase;
+import io.countercache.testing.TestPostgres;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import org.hibernate.jpa.HibernatePersistenceConfiguration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Counters read as entity properties, written by every kind of statement, and never overwritten by Hibernate. */
+class HibernateCountersIT {
+
+    private static TestDatabase db;
+    private static EntityManagerFactory emf;
+
+    @BeforeAll
+    static void boot() throws Exception {
+        db = TestPostgres.newDatabase(HibernateCountersIT.class);
+        emf = new HibernatePersistenceConfiguration("counters")
+                .managedClasses(Post.class, Remark.class)
+                .jdbcUrl(db.jdbcUrl()).jdbcCredentials(db.user(), db.password())
+                .property("hibernate.hbm2ddl.auto", "create")
+                .createEntityManagerFactory();
+        for (InstallSql.Unit unit : InstallSql.units(CounterModel.definitions(List.of(Post.class, Remark.class), Map.of()))) {
+            db.executeInTransaction(unit.sql());
+        }
+    }
+
+    @AfterAll
+    static void close() {
+        emf.close();
+    }
+
+    private static void inTransaction(Consumer<EntityManager> work) {
+        EntityManager em = emf.createEntityManager();
+        try {
+            em.getTransaction().begin();
+            work.accept(em);
+            em.getTransaction().commit();
+        } finally {
+            em.close();
+        }
+    }
+
+    private static Post newPostWithRemarks(String... statuses) {
+        Post post = new Post();
+        post.title = "first";
+        inTransaction(em -> {
+            em.persist(post);
+            for (String status : statuses) {
+                Remark r = new Remark();
+                r.post = post;
+                r.status = status;
+                r.score = 5;
+                em.persist(r);
+            }
+        });
+        return post;
+    }
+
+    private static void rollup() {
+        while (db.queryLong("SELECT countercache.rollup(1000)") > 0) {
+            // until the queue is empty
+        }
+    }
+
+    private static Post load(long id) {
+        EntityManager em = emf.createEntityManager();
+        try {
+            return em.find(Post.class, id);
+        } finally {
+            em.close();
+        }
+    }
+
+    @Test
+    void countersAreReadAsOrdinaryProperties() {
+        Post post = newPostWithRemarks("visible", "visible", "hidden");
+        rollup();
+        Post loaded = load(post.id);
+        assertThat(loaded.remarkCount).isEqualTo(3);
+        assertThat(loaded.visibleRemarks).isEqualTo(2);
+        assertThat(loaded.totalScore).isEqualTo(15);
+    }
+
+    @Test
+    void flushingAStaleEntityLeavesTheCounterIntact() {
+        Post post = newPostWithRemarks("visible");
+        EntityManager em = emf.createEntityManager();
+        try {
+            em.getTransaction().begin();
+            Post stale = em.find(Post.class, post.id);
+            assertThat(stale.remarkCount).as("loaded before the rollup").isZero();
+            rollup();                                  // raises the counter in the database to 1
+            stale.title = "changed";                   // dirty the entity and flush it
+            em.flush();
+            em.getTransaction().commit();
+        } finally {
+            em.close();
+        }
+        assertThat(db.queryLong("SELECT remarkcount FROM \"Posts\" WHERE id = " + post.id))
+                .as("counter after flushing a stale entity").isEqualTo(1);
+        assertThat(load(post.id).title).isEqualTo("changed");
+    }
+
+    @Test
+    void bulkJpqlAndNativeSqlAreCountedToo() {
+        Post post = newPostWithRemarks("hidden", "hidden", "hidden");
+        inTransaction(em -> em.createQuery("UPDATE Remark r SET r.status = 'visible' WHERE r.post.id = :id")
+                .setParameter("id", post.id).executeUpdate());
+        inTransaction(em -> em.createNativeQuery("DELETE FROM remark WHERE id = (SELECT min(id) FROM remark WHERE post_ref = ?)")
+                .setParameter(1, post.id).executeUpdate());
+        rollup();
+        Post loaded = load(post.id);
+        assertThat(loaded.remarkCount).isEqualTo(2);
+        assertThat(loaded.visibleRemarks).isEqualTo(2);
+        assertThat(loaded.totalScore).isEqualTo(10);
+    }
+}

@@ -1,0 +1,28 @@
+package io.countercache.hibernate;
+
+import io.countercache.CounterCache;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.GeneratedValue;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+
+@Entity
+@Table(name = "\"Posts\"")
+public class Post {
+    @Id
+    @GeneratedValue
+    Long id;
+
+    String title;
+
+    @CounterCache(source = Remark.class, via = "post")
+    long remarkCount;
+
+    @Column(name = "visible_remarks")
+    @CounterCache(source = Remark.class, via = "post", where = "status = 'visible'")
+    int visibleRemarks;
+
+    @CounterCache(source = Remark.class, via = "post", sum = "score")
+    long totalScore;
+}
