@@ -30,6 +30,12 @@ public final class TestPostgres {
 
     private static final Logger log = LoggerFactory.getLogger(TestPostgres.class);
     private static final AtomicInteger databases = new AtomicInteger();
+    /** Liquibase logs through java.util.logging; tests keep its warnings only. Held so the level is not collected. */
+    private static final java.util.logging.Logger LIQUIBASE_LOG = java.util.logging.Logger.getLogger("liquibase");
+
+    static {
+        LIQUIBASE_LOG.setLevel(java.util.logging.Level.WARNING);
+    }
     private static Server server;
 
     private TestPostgres() {

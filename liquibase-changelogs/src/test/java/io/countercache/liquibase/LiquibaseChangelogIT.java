@@ -1,0 +1,139 @@
+package io.countercache.liquibase;
+
+import io.countercache.CounterCacheException;
+import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.KeyType;
+import io.countercache.spi.TableName;
+import io.countercache.testing.TestDatabase;
+import io.countercache.testing.TestPostgres;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The whole life of a counter through Liquibase: added to a populated table, applied again, changed, removed. */
+class LiquibaseChangelogIT {
+
+    private static final TableName USER = new TableName("public", "blog_user");
+    private static final TableName ARTICLE = new TableName("public", "blog_article");
+    private static final TableName COMMENT = new TableName("public", "blog_comment");
+
+    private static CounterDefinition articleCounter(String column, String where) {
+        return new CounterDefinition("Article." + column, ARTICLE, "id", KeyType.BIGINT, column, "bigint",
+                COMMENT, "article_id", where, null);
+    }
+
+    private static final CounterDefinition USER_PUBLIC = new CounterDefinition("User.totalPublicComments", USER, "id",
+            KeyType.BIGINT, "total_public_comments", "bigint", COMMENT, "creator_id", "publish_status = 'public'", null);
+
+    @TempDir
+    Path dir;
+    private TestDatabase db;
+
+    @BeforeEach
+    void populatedBlogWithoutCounters() {
+        db = TestPostgres.newDatabase(LiquibaseChangelogIT.class);
+        db.execute("""
+                CREATE TABLE blog_user (id bigint PRIMARY KEY);
+                CREATE TABLE blog_article (id bigint PRIMARY KEY, content text);
+                CREATE TABLE blog_comment (id bigserial PRIMARY KEY, creator_id bigint REFERENCES blog_user,
+                                           article_id bigint REFERENCES blog_article, publish_status text NOT NULL);
+                INSERT INTO blog_user SELECT g FROM generate_series(1, 10) g;
+                INSERT INTO blog_article SELECT g FROM generate_series(1, 50) g;
+                INSERT INTO blog_comment (creator_id, article_id, publish_status)
+                SELECT 1 + g % 10, 1 + g % 40, CASE g % 3 WHEN 0 THEN 'public' WHEN 1 THEN 'private' ELSE 'featured' END
+                  FROM generate_series(1, 5000) g;
+                """);
+    }
+
+    private void apply(List<CounterDefinition> counters) throws Exception {
+        Path file = dir.resolve("countercache.changelog.sql");
+        Files.writeString(file, ChangelogWriter.render(counters, null));
+        try (Connection c = db.dataSource().getConnection()) {
+            CounterCacheLiquibase.update(c, file);
+        }
+    }
+
+    private long mismatches(String column, String where) {
+        return db.queryLong("SELECT count(*) FROM blog_article a WHERE a." + column + " <> (SELECT count(*) FROM"
+                + " blog_comment c WHERE c.article_id = a.id AND (" + where + "))");
+    }
+
+    private long executions() {
+        return db.queryLong("SELECT count(*) FROM databasechangelog");
+    }
+
+    @Test
+    void aCounterAddedToAPopulatedTableStartsExactAndReapplyingIsANoOp() throws Exception {
+        List<CounterDefinition> counters = List.of(articleCounter("total_comments", null),
+                articleCounter("total_public_comments", "publish_status = 'public'"));
+        apply(counters);
+        assertThat(mismatches("total_comments", "true")).as("articles whose total differs from the recount").isZero();
+        assertThat(mismatches("total_public_comments", "publish_status = 'public'")).isZero();
+        assertThat(db.queryLong("SELECT sum(total_comments) FROM blog_article")).isEqualTo(5000);
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.delta")).as("nothing queued by the install").isZero();
+
+        long before = executions();
+        String definedAt = db.queryRows("SELECT string_agg(defined_at::text, ',' ORDER BY id) FROM countercache.counter").toString();
+        apply(counters);
+        assertThat(executions()).as("changesets recorded after applying the same changelog again").isEqualTo(before);
+        assertThat(db.queryRows("SELECT string_agg(defined_at::text, ',' ORDER BY id) FROM countercache.counter").toString())
+                .isEqualTo(definedAt);
+    }
+
+    @Test
+    void changingAWhereReappliesAndRecountsOnlyWhatChanged() throws Exception {
+        apply(List.of(articleCounter("total_comments", null), articleCounter("total_public_comments", "publish_status = 'public'")));
+        long untouched = db.queryLong("SELECT extract(epoch FROM defined_at) * 1000000 FROM countercache.counter"
+                + " WHERE name = 'public.blog_article.total_comments'");
+
+        apply(List.of(articleCounter("total_comments", null),
+                articleCounter("total_public_comments", "publish_status IN ('public', 'featured')"), USER_PUBLIC));
+        assertThat(mismatches("total_public_comments", "publish_status IN ('public', 'featured')")).isZero();
+        assertThat(db.queryLong("SELECT count(*) FROM blog_user u WHERE u.total_public_comments <> (SELECT count(*)"
+                + " FROM blog_comment c WHERE c.creator_id = u.id AND c.publish_status = 'public')")).isZero();
+        assertThat(db.queryLong("SELECT extract(epoch FROM defined_at) * 1000000 FROM countercache.counter"
+                + " WHERE name = 'public.blog_article.total_comments'")).as("unchanged counter not redefined").isEqualTo(untouched);
+        assertThat(db.queryLong("SELECT count(*) FROM databasechangelog WHERE exectype = 'RERAN'"))
+                .as("the source changeset and the prune changeset re-ran").isEqualTo(2);
+
+        // writes after the change are counted with the new condition
+        db.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 50, 'featured')");
+        db.queryLong("SELECT countercache.rollup(1000)");
+        assertThat(db.queryLong("SELECT total_public_comments FROM blog_article WHERE id = 50")).isEqualTo(1);
+    }
+
+    @Test
+    void removingEveryCounterOfASourceDropsItsTriggersAndCatalogRows() throws Exception {
+        apply(List.of(articleCounter("total_comments", null)));
+        apply(List.of());
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.counter")).isZero();
+        assertThat(db.queryLong("SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'countercache%'")).isZero();
+        db.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public')");
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.delta")).isZero();
+    }
+
+    @Test
+    void aWhereThatDoesNotCompileFailsTheUpdateNamingTheField() {
+        assertThatThrownBy(() -> apply(List.of(articleCounter("total_bad", "publish = 'public'"))))
+                .isInstanceOf(CounterCacheException.class)
+                .hasMessageContaining("@CounterCache on Article.total_bad: where = \"publish = 'public'\" does not compile"
+                        + " against public.blog_comment: column \"publish\" does not exist");
+        assertThat(db.queryLong("SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'countercache%'"))
+                .as("nothing of the failed changeset is left").isZero();
+    }
+
+    @Test
+    void theChangelogIsDeterministic() {
+        List<CounterDefinition> a = List.of(USER_PUBLIC, articleCounter("total_comments", null));
+        List<CounterDefinition> b = List.of(articleCounter("total_comments", null), USER_PUBLIC);
+        assertThat(ChangelogWriter.render(a, null)).isEqualTo(ChangelogWriter.render(b, null));
+    }
+}
