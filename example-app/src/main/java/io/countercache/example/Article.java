@@ -1,0 +1,34 @@
+package io.countercache.example;
+
+import io.countercache.CounterCache;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.GeneratedValue;
+import jakarta.persistence.GenerationType;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+
+@Entity
+@Table(name = "blog_article")
+public class Article {
+    @Id
+    @GeneratedValue(strategy = GenerationType.IDENTITY)
+    Long id;
+
+    String content;
+
+    @Column(name = "total_comments")
+    @CounterCache(source = Comment.class, via = "article")
+    long totalComments;
+
+    @Column(name = "total_public_comments")
+    @CounterCache(source = Comment.class, via = "article", where = "publish_status = 'public'")
+    long totalPublicComments;
+
+    protected Article() {
+    }
+
+    Article(String content) {
+        this.content = content;
+    }
+}

@@ -1,0 +1,77 @@
+package io.countercache.example;
+
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToLongFunction;
+
+/** Counters read as entity properties beside exact recounts from blog_comment. */
+final class Report {
+
+    private Report() {
+    }
+
+    static boolean print(EntityManagerFactory emf, DataSource dataSource) throws SQLException {
+        List<Article> articles;
+        List<User> users;
+        EntityManager em = emf.createEntityManager();
+        try {
+            articles = em.createQuery("SELECT a FROM Article a ORDER BY a.id", Article.class).getResultList();
+            users = em.createQuery("SELECT u FROM User u ORDER BY u.id", User.class).getResultList();
+        } finally {
+            em.close();
+        }
+        Map<Long, Long> allByArticle = recount(dataSource, "article_id", "true");
+        Map<Long, Long> publicByArticle = recount(dataSource, "article_id", "publish_status = 'public'");
+        Map<Long, Long> publicByUser = recount(dataSource, "creator_id", "publish_status = 'public'");
+
+        System.out.println();
+        System.out.println("counter                              targets   sum of entity values   sum of recounts   differing");
+        int differing = row("blog_article.total_comments", articles, a -> a.totalComments, a -> allByArticle.getOrDefault(a.id, 0L))
+                + row("blog_article.total_public_comments", articles, a -> a.totalPublicComments, a -> publicByArticle.getOrDefault(a.id, 0L))
+                + row("blog_user.total_public_comments", users, u -> u.totalPublicComments, u -> publicByUser.getOrDefault(u.id, 0L));
+        System.out.println();
+        System.out.println("busiest articles   total_comments (entity / recount)   total_public_comments (entity / recount)");
+        articles.stream().sorted(Comparator.comparingLong((Article a) -> -a.totalComments)).limit(5).forEach(a ->
+                System.out.printf(Locale.ROOT, "article %-9d  %14d / %-18d  %21d / %d%n", a.id, a.totalComments,
+                        allByArticle.getOrDefault(a.id, 0L), a.totalPublicComments, publicByArticle.getOrDefault(a.id, 0L)));
+        System.out.println();
+        return differing == 0;
+    }
+
+    private static <T> int row(String name, List<T> targets, ToLongFunction<T> value, ToLongFunction<T> recount) {
+        long sumValue = 0, sumRecount = 0;
+        int differing = 0;
+        for (T t : targets) {
+            long v = value.applyAsLong(t), r = recount.applyAsLong(t);
+            sumValue += v;
+            sumRecount += r;
+            if (v != r) {
+                differing++;
+            }
+        }
+        System.out.printf(Locale.ROOT, "%-35s %8d   %20d   %15d   %9d%n", name, targets.size(), sumValue, sumRecount, differing);
+        return differing;
+    }
+
+    private static Map<Long, Long> recount(DataSource dataSource, String fk, String where) throws SQLException {
+        Map<Long, Long> counts = new HashMap<>();
+        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT " + fk + ", count(*) FROM blog_comment WHERE " + where + " GROUP BY 1")) {
+            while (rs.next()) {
+                counts.put(rs.getLong(1), rs.getLong(2));
+            }
+        }
+        return counts;
+    }
+}
