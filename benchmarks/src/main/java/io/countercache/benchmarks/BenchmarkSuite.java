@@ -1,0 +1,276 @@
+package io.countercache.benchmarks;
+
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import static io.countercache.benchmarks.Variant.BARE;
+import static io.countercache.benchmarks.Variant.DEPESZ;
+import static io.countercache.benchmarks.Variant.DIRECT;
+import static io.countercache.benchmarks.Variant.DJANGO;
+import static io.countercache.benchmarks.Variant.LIBRARY;
+
+/**
+ * Runs every scenario against every variant on one PostgreSQL, in one run, and writes the results as a Markdown
+ * report with ratios (measured side by side) and PNG charts.
+ *
+ * <pre>
+ * java -jar benchmarks/target/countercache-benchmarks.jar            # full run, writes docs/benchmarks.md + docs/img
+ * java -jar benchmarks/target/countercache-benchmarks.jar --quick    # a short version of every scenario
+ *      [--jdbc-url URL --username U --password P] [--out DIR]
+ * </pre>
+ */
+public final class BenchmarkSuite {
+
+    private static final Logger QUIET = Logger.getLogger("");
+
+    private BenchmarkSuite() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.setProperty("java.awt.headless", "true");
+        QUIET.setLevel(Level.WARNING);
+        boolean quick = false;
+        String url = null, user = "postgres", password = "postgres";
+        Path out = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--quick" -> quick = true;
+                case "--jdbc-url" -> url = args[++i];
+                case "--username" -> user = args[++i];
+                case "--password" -> password = args[++i];
+                case "--out" -> out = Path.of(args[++i]);
+                default -> {
+                    System.err.println("usage: countercache-benchmarks [--quick] [--jdbc-url URL --username U --password P] [--out DIR]");
+                    System.exit(2);
+                }
+            }
+        }
+        if (out == null) {
+            out = quick ? Path.of("benchmarks/target/quick") : Path.of("docs");
+        }
+        Files.createDirectories(out.resolve("img"));
+        long started = System.nanoTime();
+        try (Server server = url == null ? Server.embedded() : Server.at(url, user, password)) {
+            Scenarios s = new Scenarios(server, quick);
+            Report report = new Report(quick, out);
+            report.environment(server);
+            System.out.println("1. hot row");
+            report.hotRow(0, s.hotRow(0));
+            report.hotRow(10, s.hotRow(10));
+            System.out.println("2. deadlocks");
+            report.deadlocks(s.deadlocks());
+            System.out.println("3. single-row writes");
+            report.singleRow(s.singleRowWrites());
+            System.out.println("4. bulk statements");
+            report.bulk(s.bulkRows(), s.bulk());
+            System.out.println("5. rollup");
+            report.rollup(s.rollupDeltas(), s.rollup());
+            System.out.println("6. staleness");
+            report.staleness(s.staleness(2000));
+            System.out.println("7. bloat");
+            report.bloat(s.bloatChanges(), s.bloat());
+            report.write(String.format(Locale.ROOT, "%.0f", (System.nanoTime() - started) / 1e9));
+            System.out.printf(Locale.ROOT, "Wrote %s (%.0f s)%n", out.resolve("benchmarks.md"), (System.nanoTime() - started) / 1e9);
+        }
+    }
+
+    /** Collects sections, goals and charts, then writes benchmarks.md. */
+    static final class Report {
+        private final boolean quick;
+        private final Path out;
+        private final StringBuilder body = new StringBuilder();
+        private final List<String> goals = new ArrayList<>();
+        private String environment = "";
+
+        Report(boolean quick, Path out) {
+            this.quick = quick;
+            this.out = out;
+        }
+
+        void environment(Server server) throws Exception {
+            StringBuilder e = new StringBuilder();
+            e.append("| | |\n|---|---|\n");
+            e.append("| date | ").append(LocalDate.now(ZoneOffset.UTC)).append(" |\n");
+            e.append("| command | `java -jar benchmarks/target/countercache-benchmarks.jar").append(quick ? " --quick" : "").append("` |\n");
+            e.append("| cores | ").append(Runtime.getRuntime().availableProcessors()).append(" |\n");
+            e.append("| memory | ").append(memory()).append(" |\n");
+            e.append("| Java | ").append(System.getProperty("java.version")).append(" |\n");
+            try (Connection c = server.admin(); Statement st = c.createStatement();
+                 ResultSet rs = st.executeQuery("SELECT version(), current_setting('shared_buffers'),"
+                         + " current_setting('synchronous_commit'), current_setting('fsync'), current_setting('wal_level')")) {
+                rs.next();
+                e.append("| PostgreSQL | ").append(rs.getString(1).replaceAll(",.*", "")).append(" (same machine, loopback) |\n");
+                e.append("| settings | shared_buffers ").append(rs.getString(2)).append(", synchronous_commit ")
+                        .append(rs.getString(3)).append(", fsync ").append(rs.getString(4)).append(", wal_level ")
+                        .append(rs.getString(5)).append("; otherwise defaults |\n");
+            }
+            environment = e.toString();
+        }
+
+        private static String memory() {
+            try {
+                String line = Files.readAllLines(Path.of("/proc/meminfo")).get(0);
+                long kb = Long.parseLong(line.replaceAll("\\D", ""));
+                return String.format(Locale.ROOT, "%.0f GiB", kb / 1024.0 / 1024.0);
+            } catch (Exception e) {
+                return "unknown";
+            }
+        }
+
+        private void goal(String what, double value, String target, boolean met) {
+            goals.add(String.format(Locale.ROOT, "| %s | %s | %s | %s |", what, fmt(value), target, met ? "met" : "**not met**"));
+        }
+
+        private static String fmt(double v) {
+            return v >= 100 ? String.format(Locale.ROOT, "%,.0f", v) : String.format(Locale.ROOT, "%.2f", v);
+        }
+
+        void hotRow(int hold, Map<Variant, Clients.Result> r) throws Exception {
+            body.append("\n### 1. Hot row, ").append(hold).append(" ms of other work per transaction\n\n")
+                    .append("16 clients insert public comments on one article (users at random); each transaction waits ")
+                    .append(hold).append(" ms before commit. Queue variants run their rollup every 100 ms meanwhile.\n\n")
+                    .append("| variant | tx/s | p50 ms | p99 ms | tx/s vs bare |\n|---|---:|---:|---:|---:|\n");
+            double bare = r.get(BARE).perSecond();
+            r.forEach((v, x) -> body.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f | %.2fx |%n",
+                    v.label(), x.perSecond(), x.p50Millis(), x.p99Millis(), x.perSecond() / bare)));
+            double lib = r.get(LIBRARY).perSecond();
+            goal("hot row " + hold + " ms: library / bare", lib / bare, ">= 0.9", lib / bare >= 0.9);
+            goal("hot row " + hold + " ms: library / direct", lib / r.get(DIRECT).perSecond(), ">= 12",
+                    lib / r.get(DIRECT).perSecond() >= 12);
+            String name = "hot-row-" + hold + "ms";
+            chart(name + "-throughput", "Hot row, " + hold + " ms held: transactions per second", "tx/s",
+                    r, x -> x.perSecond());
+            chart(name + "-p99", "Hot row, " + hold + " ms held: p99 latency (ms)", "ms", r, x -> x.p99Millis());
+            body.append("\n![throughput](img/").append(name).append("-throughput.png) ![p99](img/").append(name).append("-p99.png)\n");
+        }
+
+        void deadlocks(Map<Variant, Clients.Result> r) {
+            body.append("\n### 2. Deadlocks\n\n8 clients; each transaction comments on articles 1 and 2 in random order, 1 ms apart.\n\n")
+                    .append("| variant | transactions | deadlocks | per 10,000 |\n|---|---:|---:|---:|\n");
+            r.forEach((v, x) -> {
+                long total = x.ops() + x.deadlocks();
+                body.append(String.format(Locale.ROOT, "| %s | %,d | %,d | %.1f |%n", v.label(), total, x.deadlocks(),
+                        x.deadlocks() * 10_000.0 / total));
+            });
+            Clients.Result lib = r.get(LIBRARY);
+            goal("deadlocks per 10,000: library", lib.deadlocks() * 10_000.0 / (lib.ops() + lib.deadlocks()), "0",
+                    lib.deadlocks() == 0);
+        }
+
+        void singleRow(Map<String, Map<Variant, Clients.Result>> r) {
+            body.append("\n### 3. Single-row writes\n\n4 clients, one write per transaction (autocommit; `direct` wraps")
+                    .append(" the write and its counter updates in one transaction).\n\n")
+                    .append("| write | bare/s | direct/s | django/s | library/s | library vs bare |\n|---|---:|---:|---:|---:|---:|\n");
+            r.forEach((op, m) -> {
+                double ratio = m.get(LIBRARY).perSecond() / m.get(BARE).perSecond();
+                body.append(String.format(Locale.ROOT, "| %s | %,.0f | %,.0f | %,.0f | %,.0f | %.2fx |%n", op,
+                        m.get(BARE).perSecond(), m.get(DIRECT).perSecond(), m.get(DJANGO).perSecond(),
+                        m.get(LIBRARY).perSecond(), ratio));
+                goal("single-row " + op + ": library / bare", ratio, ">= 0.9", ratio >= 0.9);
+            });
+        }
+
+        void bulk(int rows, Map<Variant, double[]> r) {
+            body.append(String.format(Locale.ROOT, "%n### 4. Bulk statements%n%nOne statement each over %,d rows"
+                    + " (seconds; lower is better).%n%n", rows))
+                    .append("| variant | INSERT ... SELECT | UPDATE | DELETE |\n|---|---:|---:|---:|\n");
+            r.forEach((v, x) -> body.append(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f |%n", v.label(), x[0], x[1], x[2])));
+            String[] ops = {"insert", "update", "delete"};
+            for (int i = 0; i < 3; i++) {
+                double vsBare = r.get(BARE)[i] / r.get(LIBRARY)[i];
+                double vsDjango = r.get(DJANGO)[i] / r.get(LIBRARY)[i];
+                goal("bulk " + ops[i] + ": library speed / bare", vsBare, ">= 0.85", vsBare >= 0.85);
+                goal("bulk " + ops[i] + ": library speed / django", vsDjango, "> 1", vsDjango > 1);
+            }
+        }
+
+        void rollup(int deltas, Map<Variant, Double> r) throws Exception {
+            body.append(String.format(Locale.ROOT, "%n### 5. Rollup%n%nDrain %,d queued +1 deltas spread over %,d"
+                    + " articles, batches of 10,000.%n%n", deltas, deltas / 10))
+                    .append("| variant | deltas/s | vs library |\n|---|---:|---:|\n");
+            double lib = r.get(LIBRARY);
+            r.forEach((v, x) -> body.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2fx |%n", v.label(), x, x / lib)));
+            goal("rollup deltas/s: library", lib, ">= 1,000,000", lib >= 1_000_000);
+            goal("rollup: library / depesz", lib / r.get(DEPESZ), "> 1", lib > r.get(DEPESZ));
+            goal("rollup: library / django", lib / r.get(DJANGO), "> 1", lib > r.get(DJANGO));
+            CategoryChart chart = bars("Rollup: deltas applied per second", "deltas/s");
+            chart.addSeries("deltas/s", r.keySet().stream().map(Variant::label).toList(), new ArrayList<>(r.values()));
+            BitmapEncoder.saveBitmap(chart, out.resolve("img/rollup").toString(), BitmapEncoder.BitmapFormat.PNG);
+            body.append("\n![rollup](img/rollup.png)\n");
+        }
+
+        void staleness(Scenarios.Staleness s) {
+            var h = s.lagMicros();
+            body.append(String.format(Locale.ROOT, "%n### 6. Staleness%n%n%,.0f writes/s sustained by 8 clients, one"
+                    + " RollupWorker with default settings (batch 10,000, poll 200 ms). A probe commits a comment every"
+                    + " 20 ms and polls its article's counter until it shows.%n%n| probes | p50 ms | p99 ms | max ms |%n"
+                    + "|---:|---:|---:|---:|%n| %d | %.0f | %.0f | %.0f |%n", s.writesPerSecond(), h.getTotalCount(),
+                    h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0));
+            double p99 = h.getValueAtPercentile(99) / 1000.0;
+            goal("staleness p99 ms at " + String.format(Locale.ROOT, "%,.0f", s.writesPerSecond()) + " writes/s", p99,
+                    "<= 500", p99 <= 500);
+        }
+
+        void bloat(int changes, Map<Variant, long[]> r) {
+            body.append(String.format(Locale.ROOT, "%n### 7. Bloat%n%nSizes after %,d counter changes to 100 articles and"
+                    + " 100 users (kB, autovacuum on).%n%n| variant | article + user tables | queue before rollup |"
+                    + " queue after rollup |%n|---|---:|---:|---:|%n", changes));
+            r.forEach((v, x) -> body.append(String.format(Locale.ROOT, "| %s | %,d | %s | %s |%n", v.label(), x[0] / 1024,
+                    v == LIBRARY ? String.format(Locale.ROOT, "%,d", x[1] / 1024) : "-",
+                    v == LIBRARY ? String.format(Locale.ROOT, "%,d", x[2] / 1024) : "-")));
+        }
+
+        private interface Metric {
+            double of(Clients.Result r);
+        }
+
+        private void chart(String file, String title, String unit, Map<Variant, Clients.Result> r, Metric m) throws Exception {
+            CategoryChart chart = bars(title, unit);
+            chart.addSeries(unit, r.keySet().stream().map(Variant::label).toList(),
+                    r.values().stream().map(m::of).toList());
+            BitmapEncoder.saveBitmap(chart, out.resolve("img/" + file).toString(), BitmapEncoder.BitmapFormat.PNG);
+        }
+
+        private static CategoryChart bars(String title, String unit) {
+            CategoryChart chart = new CategoryChartBuilder().width(640).height(360).title(title).yAxisTitle(unit).build();
+            chart.getStyler().setLegendVisible(false);
+            chart.getStyler().setLabelsVisible(true);
+            return chart;
+        }
+
+        void write(String seconds) throws Exception {
+            StringBuilder md = new StringBuilder();
+            md.append("# countercache benchmarks\n\n")
+                    .append("Generated by `benchmarks` (").append(quick ? "quick run" : "full run").append(", ")
+                    .append(seconds).append(" s). Every figure comes from one run on one PostgreSQL; ratios compare")
+                    .append(" variants measured side by side in that run. These machines are shared and noisy: read")
+                    .append(" the ratios, not the absolute numbers.\n\n")
+                    .append("Variants: **bare** (no counter), **direct** (`UPDATE ... SET n = n + 1` in the writer's")
+                    .append(" transaction, as Rails and Django's F() do), **depesz** (his queue and `apply_counter_queue`),")
+                    .append(" **django** (the article's trigger, `counting_task` and `counting_process_tasks`),")
+                    .append(" **library** (countercache: statement-level triggers, `countercache.rollup`). Counters: the")
+                    .append(" Django article's two, public comments per article and per user.\n\n")
+                    .append("## Environment\n\n").append(environment)
+                    .append("\n## Goals\n\n| goal | measured | target | |\n|---|---:|---|---|\n")
+                    .append(String.join("\n", goals)).append("\n\n## Scenarios\n").append(body)
+                    .append("\n### 8. Limit counting\n\nNot run: the limit-counter feature does not exist yet.\n");
+            Files.writeString(out.resolve("benchmarks.md"), md.toString(), StandardCharsets.UTF_8);
+        }
+    }
+}

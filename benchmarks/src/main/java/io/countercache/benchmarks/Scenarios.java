@@ -1,0 +1,414 @@
+package io.countercache.benchmarks;
+
+import io.countercache.RollupWorker;
+import org.HdrHistogram.Histogram;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import static io.countercache.benchmarks.Variant.BARE;
+import static io.countercache.benchmarks.Variant.DEPESZ;
+import static io.countercache.benchmarks.Variant.DIRECT;
+import static io.countercache.benchmarks.Variant.DJANGO;
+import static io.countercache.benchmarks.Variant.LIBRARY;
+
+/** The scenarios of the suite; each returns its measurements keyed by variant, in the order they were run. */
+final class Scenarios {
+
+    static final int USERS = 1000;
+    static final int ARTICLES = 1000;
+
+    private final Server server;
+    private final boolean quick;
+
+    Scenarios(Server server, boolean quick) {
+        this.server = server;
+        this.quick = quick;
+    }
+
+    private static void log(String format, Object... args) {
+        System.out.printf(Locale.ROOT, format + "%n", args);
+    }
+
+    private double seconds(double full) {
+        return quick ? Math.max(1, full / 10) : full;
+    }
+
+    private double warmup() {
+        return quick ? 0.5 : 3;
+    }
+
+    /** 1. Sixteen clients insert comments on one article; each transaction holds for {@code holdMillis} before commit. */
+    Map<Variant, Clients.Result> hotRow(int holdMillis) throws Exception {
+        Map<Variant, Clients.Result> results = new LinkedHashMap<>();
+        for (Variant v : List.of(BARE, DIRECT, DEPESZ, DJANGO, LIBRARY)) {
+            try (Server.Db db = server.newDatabase("hot_" + v.label())) {
+                try (Connection c = db.connect()) {
+                    v.setUp(c, USERS, ARTICLES);
+                }
+                try (var rollup = new Clients.RollupLoop(db, v)) {
+                    Clients.Result r = Clients.run(db, 16, warmup(), seconds(15), Long.MAX_VALUE, null, (c, random) -> {
+                        c.setAutoCommit(false);
+                        v.insertComment(c, 1, 1 + random.nextInt(USERS));
+                        if (holdMillis > 0) {
+                            Thread.sleep(holdMillis);
+                        }
+                        c.commit();
+                    });
+                    results.put(v, r);
+                    log("  hot row, %d ms held, %-7s %,10.0f tx/s  p50 %7.2f ms  p99 %8.2f ms", holdMillis, v.label(),
+                            r.perSecond(), r.p50Millis(), r.p99Millis());
+                }
+            }
+        }
+        return results;
+    }
+
+    /** 2. Each transaction comments on articles 1 and 2 in random order; how many deadlock per 10,000 transactions. */
+    Map<Variant, Clients.Result> deadlocks() throws Exception {
+        Map<Variant, Clients.Result> results = new LinkedHashMap<>();
+        long transactions = quick ? 1_000 : 10_000;
+        for (Variant v : List.of(DIRECT, DJANGO, LIBRARY)) {
+            try (Server.Db db = server.newDatabase("deadlock_" + v.label())) {
+                try (Connection c = db.connect()) {
+                    v.setUp(c, USERS, ARTICLES);
+                }
+                try (var rollup = new Clients.RollupLoop(db, v)) {
+                    // deadlock_timeout cut from 1 s so that detecting them does not dominate the run
+                    Clients.Result r = Clients.run(db, 8, 0, seconds(60), transactions,
+                            "SET deadlock_timeout = '50ms'", (c, random) -> {
+                        c.setAutoCommit(false);
+                        boolean forward = random.nextBoolean();
+                        long user = 1 + random.nextInt(USERS);
+                        v.insertComment(c, forward ? 1 : 2, user);
+                        Thread.sleep(1);
+                        v.insertComment(c, forward ? 2 : 1, user);
+                        c.commit();
+                    });
+                    results.put(v, r);
+                    log("  deadlocks, %-7s %,d of %,d transactions", v.label(), r.deadlocks(), r.ops() + r.deadlocks());
+                }
+            }
+        }
+        return results;
+    }
+
+    /** 3. Four clients, one write per transaction: insert, flip the status, reparent, delete. */
+    Map<String, Map<Variant, Clients.Result>> singleRowWrites() throws Exception {
+        Map<String, Map<Variant, Clients.Result>> results = new LinkedHashMap<>();
+        int seeded = 200_000;
+        for (Variant v : List.of(BARE, DIRECT, DJANGO, LIBRARY)) {
+            try (Server.Db db = server.newDatabase("single_" + v.label())) {
+                try (Connection c = db.connect()) {
+                    v.setUp(c, USERS, ARTICLES);
+                }
+                db.execute("INSERT INTO blog_comment (creator_id, article_id, message, publish_status) SELECT 1 + g % "
+                        + USERS + ", 1 + g % " + ARTICLES + ", 'seed', CASE WHEN g % 3 = 0 THEN 'private' ELSE 'public' END"
+                        + " FROM generate_series(1, " + seeded + ") g");
+                db.execute("VACUUM ANALYZE");
+                try (var rollup = new Clients.RollupLoop(db, v)) {
+                    Map<String, Clients.Op> ops = new LinkedHashMap<>();
+                    ops.put("insert", (c, r) -> inTransactionIf(c, v == DIRECT,
+                            () -> v.insertComment(c, 1 + r.nextInt(ARTICLES), 1 + r.nextInt(USERS))));
+                    ops.put("flip", (c, r) -> inTransactionIf(c, v == DIRECT, () -> flip(c, v, 1 + r.nextInt(seeded))));
+                    ops.put("reparent", (c, r) -> inTransactionIf(c, v == DIRECT,
+                            () -> reparent(c, v, 1 + r.nextInt(seeded), 1 + r.nextInt(ARTICLES))));
+                    ops.put("delete", (c, r) -> inTransactionIf(c, v == DIRECT, () -> delete(c, v, 1 + r.nextInt(seeded))));
+                    for (var op : ops.entrySet()) {
+                        Clients.Result r = Clients.run(db, 4, warmup(), seconds(8), Long.MAX_VALUE, null, op.getValue());
+                        results.computeIfAbsent(op.getKey(), k -> new LinkedHashMap<>()).put(v, r);
+                        log("  single-row %-8s %-7s %,10.0f writes/s  p99 %7.2f ms", op.getKey(), v.label(),
+                                r.perSecond(), r.p99Millis());
+                    }
+                }
+            }
+        }
+        return results;
+    }
+
+    private interface Body {
+        void run() throws Exception;
+    }
+
+    /** DIRECT needs a transaction around the write and its counter updates; the others write in autocommit. */
+    private static void inTransactionIf(Connection c, boolean transaction, Body body) throws Exception {
+        c.setAutoCommit(!transaction);
+        body.run();
+        if (transaction) {
+            c.commit();
+        }
+    }
+
+    private static void flip(Connection c, Variant v, long id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE blog_comment SET publish_status = CASE publish_status"
+                + " WHEN 'public' THEN 'private' ELSE 'public' END WHERE id = ? RETURNING article_id, creator_id, publish_status")) {
+            ps.setLong(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    v.clientSide(c, rs.getLong(1), rs.getLong(2), "public".equals(rs.getString(3)) ? 1 : -1);
+                }
+            }
+        }
+    }
+
+    private static void reparent(Connection c, Variant v, long id, long article) throws SQLException {
+        if (v == DIRECT) {   // the application must know the old parent to move the count, as Rails loads the record
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT article_id, creator_id, publish_status FROM blog_comment WHERE id = ? FOR UPDATE")) {
+                ps.setLong(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (rs.next() && "public".equals(rs.getString(3)) && rs.getLong(1) != article) {
+                        try (PreparedStatement a = c.prepareStatement("UPDATE blog_article SET total_public_comments ="
+                                + " total_public_comments + CASE WHEN id = ? THEN -1 ELSE 1 END WHERE id IN (?, ?)")) {
+                            a.setLong(1, rs.getLong(1));
+                            a.setLong(2, rs.getLong(1));
+                            a.setLong(3, article);
+                            a.executeUpdate();
+                        }
+                    }
+                }
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("UPDATE blog_comment SET article_id = ? WHERE id = ?")) {
+            ps.setLong(1, article);
+            ps.setLong(2, id);
+            ps.executeUpdate();
+        }
+    }
+
+    private static void delete(Connection c, Variant v, long id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "DELETE FROM blog_comment WHERE id = ? RETURNING article_id, creator_id, publish_status")) {
+            ps.setLong(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next() && "public".equals(rs.getString(3))) {
+                    v.clientSide(c, rs.getLong(1), rs.getLong(2), -1);
+                }
+            }
+        }
+    }
+
+    /** 4. One INSERT ... SELECT of N rows, one UPDATE of all of them, one DELETE of all of them; seconds each. */
+    Map<Variant, double[]> bulk() throws Exception {
+        int rows = quick ? 20_000 : 200_000;
+        Map<Variant, double[]> results = new LinkedHashMap<>();
+        for (Variant v : List.of(BARE, DJANGO, LIBRARY)) {
+            try (Server.Db db = server.newDatabase("bulk_" + v.label()); Connection c = db.connect()) {
+                v.setUp(c, USERS, ARTICLES);
+                try (Statement st = c.createStatement()) {
+                    bulkCycle(st, rows / 10);       // warm-up: caches, plans, the trigger functions
+                    st.execute("VACUUM ANALYZE");
+                    double[] times = bulkCycle(st, rows);
+                    double insert = times[0], update = times[1], delete = times[2];
+                    results.put(v, times);
+                    log("  bulk %,d rows, %-7s insert %6.2f s  update %6.2f s  delete %6.2f s", rows, v.label(),
+                            insert, update, delete);
+                }
+            }
+        }
+        return results;
+    }
+
+    private static double[] bulkCycle(Statement st, int rows) throws SQLException {
+        return new double[]{
+                timed(st, "INSERT INTO blog_comment (creator_id, article_id, message, publish_status)"
+                        + " SELECT 1 + g % " + USERS + ", 1 + (g * 7) % " + ARTICLES + ", 'bulk',"
+                        + " CASE WHEN g % 3 = 0 THEN 'private' ELSE 'public' END FROM generate_series(1, " + rows + ") g"),
+                timed(st, "UPDATE blog_comment SET publish_status = CASE publish_status"
+                        + " WHEN 'public' THEN 'private' ELSE 'public' END"),
+                timed(st, "DELETE FROM blog_comment")};
+    }
+
+    private static double timed(Statement st, String sql) throws SQLException {
+        long t0 = System.nanoTime();
+        st.execute(sql);
+        return (System.nanoTime() - t0) / 1e9;
+    }
+
+    int bulkRows() {
+        return quick ? 20_000 : 200_000;
+    }
+
+    /** 5. Drain N queued deltas over M targets in batches of 10,000; deltas per second. */
+    Map<Variant, Double> rollup() throws Exception {
+        int deltas = rollupDeltas(), targets = deltas / 10;
+        Map<Variant, Double> results = new LinkedHashMap<>();
+        for (Variant v : List.of(DEPESZ, DJANGO, LIBRARY)) {
+            try (Server.Db db = server.newDatabase("rollup_" + v.label()); Connection c = db.connect()) {
+                v.setUp(c, 10, targets);
+                try (Statement st = c.createStatement()) {
+                    String g = "1 + g % " + targets;
+                    String queue = switch (v) {
+                        case DEPESZ -> "counters_queue";
+                        case DJANGO -> "counting_task";
+                        default -> "countercache.delta";
+                    };
+                    // warm-up: fill and drain a tenth as much, untimed; then the measured run
+                    drain(db, st, v, queue, fill(v, g, deltas / 10));
+                    st.execute(fill(v, g, deltas));
+                    st.execute("VACUUM ANALYZE");
+                    double rate = deltas / drain(db, st, v, queue, null);
+                    long sum = db.queryLong(v == DEPESZ ? "SELECT sum(current_value) FROM counters"
+                            : "SELECT sum(total_public_comments) FROM blog_article");
+                    if (sum != deltas + deltas / 10) {
+                        throw new IllegalStateException(v + " rollup applied " + sum + " of " + (deltas + deltas / 10) + " deltas");
+                    }
+                    results.put(v, rate);
+                    log("  rollup %,d deltas over %,d targets, %-7s %,12.0f deltas/s", deltas, targets, v.label(), rate);
+                }
+            }
+        }
+        return results;
+    }
+
+    private static String fill(Variant v, String g, int deltas) {
+        return switch (v) {
+            case DEPESZ -> "INSERT INTO counters_queue (counter_name, value_change) SELECT 'a' || (" + g
+                    + "), 1 FROM generate_series(1, " + deltas + ") g";
+            case DJANGO -> "INSERT INTO counting_task (table_name, row_id, name, value) SELECT 'blog_article', "
+                    + g + ", 'total_public_comments', 1 FROM generate_series(1, " + deltas + ") g";
+            default -> "INSERT INTO countercache.delta (counter_id, target_id, delta) SELECT "
+                    + Variant.COUNTERS.get(0).id() + ", " + g + ", 1 FROM generate_series(1, " + deltas + ") g";
+        };
+    }
+
+    /** Fills the queue (unless fill is null), then rolls up in batches of 10,000 until it is empty; seconds taken. */
+    private static double drain(Server.Db db, Statement st, Variant v, String queue, String fill) throws SQLException {
+        if (fill != null) {
+            st.execute(fill);
+        }
+        long t0 = System.nanoTime();
+        do {
+            st.execute(v.rollupSql(10_000));
+        } while (db.queryLong("SELECT count(*) FROM (SELECT 1 FROM " + queue + " LIMIT 1) q") > 0);
+        return (System.nanoTime() - t0) / 1e9;
+    }
+
+    int rollupDeltas() {
+        return quick ? 100_000 : 1_000_000;
+    }
+
+    /** 6. Sustained writes with the default RollupWorker; how long a probe comment takes to show in its counter. */
+    record Staleness(double writesPerSecond, Histogram lagMicros) {
+    }
+
+    Staleness staleness(int targetRate) throws Exception {
+        try (Server.Db db = server.newDatabase("staleness")) {
+            try (Connection c = db.connect()) {
+                LIBRARY.setUp(c, USERS, ARTICLES);
+            }
+            Histogram lag = new Histogram(3_600_000_000L, 3);
+            try (RollupWorker worker = RollupWorker.builder(db.dataSource()).build().start()) {
+                int clients = 8;
+                double perClientInterval = clients * 1e9 / targetRate;
+                double warmup = warmup();
+                Thread probe = new Thread(() -> {
+                    try {
+                        Thread.sleep((long) (warmup * 1000));
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    probe(db, lag);
+                });
+                probe.start();
+                Clients.Result load = Clients.run(db, clients, warmup, seconds(20), Long.MAX_VALUE, null, new Clients.Op() {
+                    final ThreadLocal<long[]> next = ThreadLocal.withInitial(() -> new long[]{System.nanoTime()});
+                    @Override
+                    public void run(Connection c, java.util.SplittableRandom r) throws Exception {
+                        long[] at = next.get();
+                        long wait = at[0] - System.nanoTime();
+                        if (wait > 0) {
+                            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                        }
+                        at[0] += (long) perClientInterval;
+                        c.setAutoCommit(true);
+                        LIBRARY.insertComment(c, 2 + r.nextInt(ARTICLES - 1), 1 + r.nextInt(USERS));
+                    }
+                });
+                probe.interrupt();
+                probe.join();
+                log("  staleness at %,.0f writes/s: p50 %.0f ms, p99 %.0f ms, max %.0f ms over %d probes",
+                        load.perSecond(), lag.getValueAtPercentile(50) / 1000.0, lag.getValueAtPercentile(99) / 1000.0,
+                        lag.getMaxValue() / 1000.0, lag.getTotalCount());
+                return new Staleness(load.perSecond(), lag);
+            }
+        }
+    }
+
+    /** Commits one comment on article 1, then polls its counter until it shows; records the time in between. */
+    private static void probe(Server.Db db, Histogram lag) {
+        try (Connection c = db.connect();
+             PreparedStatement read = c.prepareStatement("SELECT total_public_comments FROM blog_article WHERE id = 1")) {
+            c.setAutoCommit(true);
+            long expected = 0;
+            while (!Thread.currentThread().isInterrupted()) {
+                LIBRARY.insertComment(c, 1, 1);
+                long committed = System.nanoTime();
+                expected++;
+                while (true) {
+                    try (ResultSet rs = read.executeQuery()) {
+                        rs.next();
+                        if (rs.getLong(1) >= expected) {
+                            break;
+                        }
+                    }
+                    Thread.sleep(2);
+                }
+                lag.recordValue(Math.max(1, (System.nanoTime() - committed) / 1000));
+                Thread.sleep(20);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (SQLException e) {
+            throw new IllegalStateException("staleness probe failed", e);
+        }
+    }
+
+    /** 7. Table and queue sizes after N counter changes to 100 articles, direct vs library (after its rollup). */
+    Map<Variant, long[]> bloat() throws Exception {
+        int changes = quick ? 20_000 : 1_000_000;
+        Map<Variant, long[]> results = new LinkedHashMap<>();
+        for (Variant v : List.of(DIRECT, LIBRARY)) {
+            try (Server.Db db = server.newDatabase("bloat_" + v.label())) {
+                try (Connection c = db.connect()) {
+                    v.setUp(c, 100, 100);
+                }
+                // each transaction makes two counter changes (article and user); durability off for speed only here
+                Clients.run(db, 8, 0, 3600, changes / 2, null, (c, r) -> {
+                    c.setAutoCommit(false);
+                    try (Statement st = c.createStatement()) {
+                        st.execute("SET LOCAL synchronous_commit = off");
+                    }
+                    v.insertComment(c, 1 + r.nextInt(100), 1 + r.nextInt(100));
+                    c.commit();
+                });
+                long queueBefore = v == LIBRARY ? db.queryLong("SELECT pg_total_relation_size('countercache.delta')") : 0;
+                if (v == LIBRARY) {
+                    RollupWorker.builder(db.dataSource()).build().drain();
+                }
+                long targets = db.queryLong("SELECT pg_total_relation_size('blog_article') + pg_total_relation_size('blog_user')");
+                long queueAfter = v == LIBRARY ? db.queryLong("SELECT pg_total_relation_size('countercache.delta')") : 0;
+                results.put(v, new long[]{targets, queueBefore, queueAfter});
+                log("  bloat after %,d changes, %-7s targets %,d kB, queue %,d kB before rollup, %,d kB after", changes,
+                        v.label(), targets / 1024, queueBefore / 1024, queueAfter / 1024);
+            }
+        }
+        return results;
+    }
+
+    int bloatChanges() {
+        return quick ? 20_000 : 1_000_000;
+    }
+
+    static List<Variant> ordered(Map<Variant, ?> m) {
+        return new ArrayList<>(m.keySet());
+    }
+}
