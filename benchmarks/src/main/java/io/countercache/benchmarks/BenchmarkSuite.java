@@ -251,6 +251,7 @@ public final class BenchmarkSuite {
             CategoryChart chart = new CategoryChartBuilder().width(640).height(360).title(title).yAxisTitle(unit).build();
             chart.getStyler().setLegendVisible(false);
             chart.getStyler().setLabelsVisible(true);
+            chart.getStyler().setDecimalPattern("#,##0.#");
             return chart;
         }
 
