@@ -232,6 +232,32 @@ class WritePathIT {
     }
 
     @Test
+    void aDeltaTheTargetRefusesIsDeadLetteredWhileEverythingElseFlows() throws Exception {
+        TestDatabase own = TestPostgres.newDatabase(WritePathIT.class);
+        BlogSchema.create(own);
+        own.execute("ALTER TABLE blog_article ADD CONSTRAINT at_most_two CHECK (total_comments <= 2);"
+                + "INSERT INTO blog_user (id) VALUES (1); INSERT INTO blog_article (id) VALUES (1), (2);"
+                + "INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public'),"
+                + " (1, 1, 'public'), (1, 1, 'public'), (1, 2, 'public')");
+        while (own.queryLong("SELECT countercache.rollup(1000)") > 0) {
+            // drain
+        }
+        assertThat(own.queryLong("SELECT count(*) FROM countercache.delta")).as("queue after rollup").isZero();
+        assertThat(own.queryRows("SELECT target_id, delta, deltas, sqlstate FROM countercache.dead_letter"))
+                .containsExactly(java.util.List.of("1", "3", "1", "23514"));
+        assertThat(own.queryLong("SELECT total_comments FROM blog_article WHERE id = 2")).isEqualTo(1);
+        assertThat(own.queryLong("SELECT total_public_comments FROM blog_article WHERE id = 1"))
+                .as("other counters of the refused target").isEqualTo(3);
+        assertThat(own.queryLong("SELECT total_public_comments FROM blog_user WHERE id = 1")).isEqualTo(4);
+
+        // the fix: lift the constraint, recount; the parked delta is accounted for and cleared
+        own.execute("ALTER TABLE blog_article DROP CONSTRAINT at_most_two;"
+                + "SELECT countercache.recount(id) FROM countercache.counter WHERE name = 'public.blog_article.total_comments'");
+        assertThat(own.queryLong("SELECT count(*) FROM countercache.dead_letter")).isZero();
+        BlogSchema.assertExactAfterRollup(own);
+    }
+
+    @Test
     void aConditionThatDoesNotCompileFailsWhenInstalledNamingTheField() {
         var bad = new io.countercache.spi.CounterDefinition("Article.totalBad", BlogSchema.ARTICLE, "id",
                 io.countercache.spi.KeyType.BIGINT, "total_bad", "bigint", BlogSchema.COMMENT, "article_id",

@@ -42,6 +42,21 @@ CREATE TABLE IF NOT EXISTS countercache.delta (
     enqueued_at timestamptz NOT NULL DEFAULT now()
 );
 
+-- Deltas that cannot be applied (the new value overflows the column, breaks a CHECK constraint, fails a trigger of
+-- the target table): parked here with the error instead of blocking the queue. Nothing is dropped silently.
+CREATE TABLE IF NOT EXISTS countercache.dead_letter (
+    id                bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    counter_id        integer     NOT NULL,
+    target_id         bigint,
+    target_uuid       uuid,
+    delta             bigint      NOT NULL,
+    deltas            bigint      NOT NULL,   -- how many queued deltas were folded into delta
+    first_enqueued_at timestamptz NOT NULL,
+    failed_at         timestamptz NOT NULL DEFAULT now(),
+    sqlstate          text        NOT NULL,
+    error             text        NOT NULL
+);
+
 -- Raises the error that names the counter, what is wrong and how to fix it.
 CREATE OR REPLACE FUNCTION countercache.fail(declared_by text, problem text, fix text)
 RETURNS void
@@ -90,6 +105,7 @@ BEGIN
     END IF;
     EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', c.source_schema, c.source_table);
     DELETE FROM countercache.delta q WHERE q.counter_id = c.id;
+    DELETE FROM countercache.dead_letter x WHERE x.counter_id = c.id;   -- the recount includes what they held
     EXECUTE format(
         $q$UPDATE %1$I.%2$I t SET %4$I = x.n
              FROM (SELECT t2.%3$I AS k, coalesce(s.n, 0) AS n
@@ -212,6 +228,9 @@ BEGIN
     WITH gone AS (
         DELETE FROM countercache.counter k WHERE NOT (k.name = ANY (keep)) RETURNING k.id
     )
+    , dropped AS (
+        DELETE FROM countercache.dead_letter x USING gone WHERE x.counter_id = gone.id
+    )
     DELETE FROM countercache.delta q USING gone WHERE q.counter_id = gone.id;
     removed := 0;
     FOR s IN
@@ -261,7 +280,8 @@ $fn$;
 -- holds locked is not waited for; its summed delta goes back to the queue (one row, keeping the oldest enqueue time)
 -- for a later round. Foreign-key checks of writers take FOR KEY SHARE, which does not conflict with that lock, so
 -- inserting comments never holds up the rollup of their article. Deltas for a target row that no longer exists,
--- or for a counter that was removed, are consumed without effect.
+-- or for a counter that was removed, are consumed without effect. A target whose new value is refused (overflow,
+-- CHECK constraint) has its summed delta moved to countercache.dead_letter with the error; the batch goes on.
 CREATE OR REPLACE FUNCTION countercache.rollup(max_deltas integer DEFAULT 10000)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -271,6 +291,10 @@ DECLARE
     b record;
     consumed bigint := 0;
     requeued bigint;
+    one bigint;
+    apply text;
+    state text;
+    message text;
 BEGIN
     IF max_deltas IS NULL OR max_deltas < 1 THEN
         RAISE EXCEPTION 'countercache.rollup: max_deltas must be at least 1, got %', max_deltas
@@ -303,7 +327,7 @@ BEGIN
     LOOP
         consumed := consumed + b.n;
         CONTINUE WHEN NOT b.installed OR b.deltas IS NULL;
-        EXECUTE format(
+        apply := format(
             $q$WITH d AS (
                    SELECT * FROM unnest(%6$s, $2::bigint[], $3::bigint[], $4::timestamptz[]) AS d(k, delta, n, since)
                ), locked AS (
@@ -324,9 +348,30 @@ BEGIN
                SELECT coalesce(sum(busy.n), 0) FROM busy$q$,
             b.target_schema, b.target_table, b.target_key, b.target_column,
             CASE WHEN b.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
-            CASE WHEN b.key_type = 'uuid' THEN '$6' ELSE '$1' END)
-        INTO requeued
-        USING b.ids, b.deltas, b.ns, b.sinces, b.counter_id, b.uuids;
+            CASE WHEN b.key_type = 'uuid' THEN '$6' ELSE '$1' END);
+        BEGIN
+            EXECUTE apply INTO requeued USING b.ids, b.deltas, b.ns, b.sinces, b.counter_id, b.uuids;
+        EXCEPTION WHEN OTHERS THEN
+            -- One target's new value is refused. Apply target by target, each in its own subtransaction, and park
+            -- the refused ones in the dead-letter table so the rest of the queue keeps flowing.
+            requeued := 0;
+            FOR i IN 1 .. array_length(b.deltas, 1) LOOP
+                BEGIN
+                    EXECUTE apply INTO one USING ARRAY[b.ids[i]], ARRAY[b.deltas[i]], ARRAY[b.ns[i]],
+                                                 ARRAY[b.sinces[i]], b.counter_id, ARRAY[b.uuids[i]];
+                    requeued := requeued + one;
+                EXCEPTION WHEN OTHERS THEN
+                    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
+                    -- transient failures (deadlock, serialization, resources, shutdown) abort the round instead
+                    IF left(state, 2) IN ('40', '53', '57', '58', '08') THEN
+                        RAISE;
+                    END IF;
+                    INSERT INTO countercache.dead_letter (counter_id, target_id, target_uuid, delta, deltas,
+                                                          first_enqueued_at, sqlstate, error)
+                    VALUES (b.counter_id, b.ids[i], b.uuids[i], b.deltas[i], b.ns[i], b.sinces[i], state, message);
+                END;
+            END LOOP;
+        END;
         consumed := consumed - requeued;
     END LOOP;
     RETURN consumed;
