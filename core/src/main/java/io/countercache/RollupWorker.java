@@ -38,6 +38,8 @@ public final class RollupWorker implements AutoCloseable {
     private final Duration maxBackoff;
     private final String name;
     private final AtomicLong applied = new AtomicLong();
+    private final AtomicLong failures = new AtomicLong();
+    private final long builtAt = System.nanoTime();
     private volatile boolean running;
     private Thread thread;
 
@@ -101,6 +103,21 @@ public final class RollupWorker implements AutoCloseable {
         return applied.get();
     }
 
+    /** Reads the queue's depth and oldest age and the dead-letter count, and adds this worker's own figures. */
+    public RollupMetrics metrics() {
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement("SELECT count(*), coalesce(extract(epoch FROM now() - min(enqueued_at)), 0),"
+                     + " (SELECT count(*) FROM countercache.dead_letter) FROM countercache.delta");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            double seconds = Math.max(1e-9, (System.nanoTime() - builtAt) / 1e9);
+            return new RollupMetrics(rs.getLong(1), Duration.ofMillis(Math.max(0, Math.round(rs.getDouble(2) * 1000))),
+                    rs.getLong(3), applied.get(), applied.get() / seconds, failures.get());
+        } catch (SQLException e) {
+            throw new CounterCacheException(name + ": cannot read queue metrics (SQLState " + e.getSQLState() + ")", e);
+        }
+    }
+
     /** Lets the batch in progress commit, then stops the thread; waits at most 30 seconds. */
     @Override
     public void close() {
@@ -135,6 +152,7 @@ public final class RollupWorker implements AutoCloseable {
                 backoff = pollInterval.toMillis();
                 sleep(pollInterval.toMillis());
             } catch (SQLException | RuntimeException e) {
+                failures.incrementAndGet();
                 if (!failing) {
                     log.warn("{}: rollup failed, retrying with backoff up to {} ms: {}", name, maxBackoff.toMillis(), e.toString());
                     failing = true;

@@ -212,7 +212,10 @@ class WritePathIT {
     @Test
     void theRollupNeitherWaitsForNorLosesATargetRowLockedByAnotherTransaction() throws Exception {
         long u = user(), a = article();
+        BlogSchema.assertExactAfterRollup(db);
         comment(u, a, "public");
+        RollupWorker worker = RollupWorker.builder(db.dataSource()).build();
+        assertThat(worker.metrics().queueDepth()).as("queue depth after one public comment with likes").isEqualTo(4);
         try (Connection holder = db.dataSource().getConnection(); Statement st = holder.createStatement()) {
             holder.setAutoCommit(false);
             st.execute("SELECT 1 FROM blog_article WHERE id = " + a + " FOR UPDATE");
@@ -228,6 +231,8 @@ class WritePathIT {
             assertThat(db.queryLong("SELECT total_public_comments FROM blog_user WHERE id = " + u)).isEqualTo(1);
             holder.commit();
         }
+        assertThat(worker.drain()).isEqualTo(3);
+        assertThat(worker.metrics()).extracting(RollupMetrics::queueDepth, RollupMetrics::appliedDeltas).containsExactly(0L, 3L);
         assertThat(value("blog_article", "total_public_comments", a)).isEqualTo(1);
     }
 
@@ -249,6 +254,10 @@ class WritePathIT {
         assertThat(own.queryLong("SELECT total_public_comments FROM blog_article WHERE id = 1"))
                 .as("other counters of the refused target").isEqualTo(3);
         assertThat(own.queryLong("SELECT total_public_comments FROM blog_user WHERE id = 1")).isEqualTo(4);
+
+        RollupMetrics metrics = RollupWorker.builder(own.dataSource()).build().metrics();
+        assertThat(metrics.deadLetters()).as("dead letters seen by the metrics").isEqualTo(1);
+        assertThat(metrics.queueDepth()).isZero();
 
         // the fix: lift the constraint, recount; the parked delta is accounted for and cleared
         own.execute("ALTER TABLE blog_article DROP CONSTRAINT at_most_two;"

@@ -1,0 +1,17 @@
+package io.countercache;
+
+import java.time.Duration;
+
+/**
+ * A snapshot of the queue and of one worker.
+ *
+ * @param queueDepth         deltas waiting in {@code countercache.delta}
+ * @param oldestPending      age of the oldest waiting delta ({@link Duration#ZERO} when the queue is empty)
+ * @param deadLetters        rows in {@code countercache.dead_letter}, summed deltas a target refused
+ * @param appliedDeltas      deltas this worker consumed since it was built
+ * @param appliedPerSecond   the same, per second of the worker's life
+ * @param failures           rollup rounds of this worker that failed (each retried with backoff)
+ */
+public record RollupMetrics(long queueDepth, Duration oldestPending, long deadLetters, long appliedDeltas,
+                            double appliedPerSecond, long failures) {
+}
