@@ -8,7 +8,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -406,9 +405,5 @@ final class Scenarios {
 
     int bloatChanges() {
         return quick ? 20_000 : 1_000_000;
-    }
-
-    static List<Variant> ordered(Map<Variant, ?> m) {
-        return new ArrayList<>(m.keySet());
     }
 }

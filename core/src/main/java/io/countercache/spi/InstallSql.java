@@ -1,6 +1,7 @@
 package io.countercache.spi;
 
 import io.countercache.CounterCacheException;
+import io.countercache.internal.Sql;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -58,7 +59,7 @@ public final class InstallSql {
                             .collect(Collectors.joining(", ")),
                     sourceSql(source, defs)));
         });
-        String keep = counters.stream().map(CounterDefinition::name).sorted().map(n -> literal(n))
+        String keep = counters.stream().map(CounterDefinition::name).sorted().map(Sql::literal)
                 .collect(Collectors.joining(", "));
         units.add(new Unit("countercache-prune", "forget counters that are no longer declared",
                 "SELECT countercache.prune(ARRAY[" + keep + "]::text[]);\n"));

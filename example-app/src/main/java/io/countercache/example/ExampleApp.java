@@ -8,6 +8,7 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.jpa.HibernatePersistenceConfiguration;
 
+import javax.sql.DataSource;
 import java.io.Closeable;
 import java.io.IOException;
 import java.sql.Connection;
@@ -117,7 +118,7 @@ public final class ExampleApp {
         }
     }
 
-    static long queued(HikariDataSource dataSource) throws SQLException {
+    static long queued(DataSource dataSource) throws SQLException {
         try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT count(*) FROM countercache.delta")) {
             rs.next();

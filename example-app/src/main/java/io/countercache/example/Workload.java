@@ -20,6 +20,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /** Writes to the blog the way an application does: Hibernate transactions from several threads, then plain SQL. */
 final class Workload {
@@ -77,7 +78,7 @@ final class Workload {
         pool.shutdown();
         while (!pool.awaitTermination(2, TimeUnit.SECONDS)) {
             System.out.printf(Locale.ROOT, "  %,d/%,d transactions, %,d deltas queued%n", done.get(), transactions,
-                    ExampleApp.queued((com.zaxxer.hikari.HikariDataSource) dataSource));
+                    ExampleApp.queued(dataSource));
         }
         for (Future<?> f : futures) {
             f.get();
@@ -183,7 +184,7 @@ final class Workload {
                 + " deleted %,d; bulk JPQL made %,d public.%n", inserted, reparented, deleted, flipped[0]);
     }
 
-    private void inTransaction(java.util.function.Consumer<EntityManager> work) {
+    private void inTransaction(Consumer<EntityManager> work) {
         EntityManager em = emf.createEntityManager();
         try {
             em.getTransaction().begin();
