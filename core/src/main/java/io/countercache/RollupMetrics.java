@@ -11,7 +11,8 @@ import java.time.Duration;
  * @param appliedDeltas      deltas this worker consumed since it was built
  * @param appliedPerSecond   the same, per second of the worker's life
  * @param failures           rollup rounds of this worker that failed (each retried with backoff)
+ * @param lastError          why the latest round failed, or {@code null} when it succeeded
  */
 public record RollupMetrics(long queueDepth, Duration oldestPending, long deadLetters, long appliedDeltas,
-                            double appliedPerSecond, long failures) {
+                            double appliedPerSecond, long failures, String lastError) {
 }

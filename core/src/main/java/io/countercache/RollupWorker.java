@@ -4,56 +4,75 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.sql.DataSource;
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Folds the delta queue into the counter columns by calling {@code countercache.rollup(batchSize)} on a thread of its
- * own. While a round consumes a full batch it goes straight on; when the queue runs dry it returns its connection and
- * sleeps for the poll interval; when the database fails it logs once and retries with a growing delay.
+ * Folds the delta queue into the counter columns by calling {@code countercache.rollup_report(batchSize)} on a
+ * thread of its own. While rounds consume full batches it goes straight on; when the queue runs dry it returns its
+ * connection and sleeps for the poll interval; when the database fails it logs once per failure streak and retries
+ * with a delay that doubles up to the maximum backoff.
  *
  * <p>Any number of workers may run against one database, in one JVM or many: the rollup claims deltas with
- * {@code FOR UPDATE SKIP LOCKED}, so workers never apply a delta twice and never wait for one another.
+ * {@code FOR UPDATE SKIP LOCKED}, so workers never apply a delta twice and never wait for one another. Each round is
+ * one transaction: if it fails, or its connection dies, it rolls back and its deltas are back in the queue.
  *
  * <pre>{@code
- * RollupWorker worker = RollupWorker.builder(dataSource).batchSize(10_000).build();
- * worker.start();
+ * RollupWorker worker = RollupWorker.builder(dataSource).batchSize(10_000).build().start();
  * ...
- * worker.close();   // finishes the batch in progress, then stops
+ * worker.close();   // lets the round in progress commit, then stops
  * }</pre>
  */
 public final class RollupWorker implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RollupWorker.class);
+    private static final String ROUND = "SELECT r.counter_id, r.consumed, r.target_ids, r.target_uuids"
+            + " FROM countercache.rollup_report(?) r";
 
-    private final DataSource dataSource;
+    private final ConnectionSource connections;
     private final int batchSize;
     private final Duration pollInterval;
     private final Duration maxBackoff;
+    private final Duration shutdownTimeout;
     private final String name;
+    private final RollupListener listener;
     private final AtomicLong applied = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
     private final long builtAt = System.nanoTime();
+    private final Object wake = new Object();
     private volatile boolean running;
+    private volatile PreparedStatement inFlight;
+    private volatile String lastError;
     private Thread thread;
 
     private RollupWorker(Builder b) {
-        this.dataSource = b.dataSource;
+        this.connections = b.connections;
         this.batchSize = b.batchSize;
         this.pollInterval = b.pollInterval;
         this.maxBackoff = b.maxBackoff;
+        this.shutdownTimeout = b.shutdownTimeout;
         this.name = b.name;
+        this.listener = b.listener;
     }
 
     /** Starts configuring a worker that takes its connections from {@code dataSource}. */
     public static Builder builder(DataSource dataSource) {
-        return new Builder(dataSource);
+        Objects.requireNonNull(dataSource, "dataSource");
+        return new Builder(dataSource::getConnection);
+    }
+
+    /** Starts configuring a worker that takes its connections from a provider of the application's own. */
+    public static Builder builder(ConnectionSource connections) {
+        return new Builder(Objects.requireNonNull(connections, "connections"));
     }
 
     /**
@@ -70,6 +89,11 @@ public final class RollupWorker implements AutoCloseable {
         }
     }
 
+    /** The name given to the builder: the thread's name and the prefix of every log line. */
+    public String name() {
+        return name;
+    }
+
     /** Starts the worker thread. */
     public synchronized RollupWorker start() {
         if (thread != null) {
@@ -83,16 +107,25 @@ public final class RollupWorker implements AutoCloseable {
         return this;
     }
 
+    /** Whether the worker thread is alive: started, not closed, and not killed by an {@link Error}. */
+    public synchronized boolean isRunning() {
+        return thread != null && thread.isAlive();
+    }
+
     /** Rolls up on the calling thread until a round consumes nothing; returns the deltas consumed. */
     public long drain() {
-        long total = 0;
-        try (Connection c = dataSource.getConnection()) {
-            c.setAutoCommit(true);
-            for (long n; (n = rollupOnce(c, batchSize)) > 0; ) {
-                total += n;
-                applied.addAndGet(n);
+        try {
+            Connection c = connections.open();
+            try {
+                c.setAutoCommit(true);
+                long total = 0;
+                for (long n; (n = round(c)) > 0; ) {
+                    total += n;
+                }
+                return total;
+            } finally {
+                connections.release(c);
             }
-            return total;
         } catch (SQLException e) {
             throw new CounterCacheException(name + ": rollup failed (SQLState " + e.getSQLState() + ")", e);
         }
@@ -103,105 +136,179 @@ public final class RollupWorker implements AutoCloseable {
         return applied.get();
     }
 
+    /** Rounds of this worker that failed and were retried. */
+    public long failures() {
+        return failures.get();
+    }
+
     /** Reads the queue's depth and oldest age and the dead-letter count, and adds this worker's own figures. */
     public RollupMetrics metrics() {
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT count(*), coalesce(extract(epoch FROM now() - min(enqueued_at)), 0),"
-                     + " (SELECT count(*) FROM countercache.dead_letter) FROM countercache.delta");
-             ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            double seconds = Math.max(1e-9, (System.nanoTime() - builtAt) / 1e9);
-            return new RollupMetrics(rs.getLong(1), Duration.ofMillis(Math.max(0, Math.round(rs.getDouble(2) * 1000))),
-                    rs.getLong(3), applied.get(), applied.get() / seconds, failures.get());
+        try {
+            Connection c = connections.open();
+            try (PreparedStatement ps = c.prepareStatement("SELECT count(*), coalesce(extract(epoch FROM now() - min(enqueued_at)), 0),"
+                    + " (SELECT count(*) FROM countercache.dead_letter) FROM countercache.delta");
+                 ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                double seconds = Math.max(1e-9, (System.nanoTime() - builtAt) / 1e9);
+                return new RollupMetrics(rs.getLong(1), Duration.ofMillis(Math.max(0, Math.round(rs.getDouble(2) * 1000))),
+                        rs.getLong(3), applied.get(), applied.get() / seconds, failures.get(), lastError);
+            } finally {
+                connections.release(c);
+            }
         } catch (SQLException e) {
             throw new CounterCacheException(name + ": cannot read queue metrics (SQLState " + e.getSQLState() + ")", e);
         }
     }
 
-    /** Lets the batch in progress commit, then stops the thread; waits at most 30 seconds. */
+    /**
+     * Stops the worker. The round in progress may commit within the shutdown timeout; after that it is cancelled,
+     * which rolls it back and leaves its deltas in the queue for the next worker. Either way nothing is lost.
+     */
     @Override
     public void close() {
         Thread t;
         synchronized (this) {
             t = thread;
-            thread = null;
+            if (t == null || !running) {
+                return;
+            }
             running = false;
         }
-        if (t == null) {
-            return;
+        synchronized (wake) {
+            wake.notifyAll();
         }
-        t.interrupt();
         try {
-            t.join(TimeUnit.SECONDS.toMillis(30));
+            t.join(shutdownTimeout.toMillis());
+            PreparedStatement round = inFlight;
+            if (t.isAlive() && round != null) {
+                log.warn("{}: the round in progress did not finish within {} ms; cancelling it, its deltas stay queued",
+                        name, shutdownTimeout.toMillis());
+                round.cancel();
+                t.join(shutdownTimeout.toMillis());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (SQLException e) {
+            log.warn("{}: could not cancel the round in progress: {}", name, e.toString());
         }
         log.info("{} stopped after applying {} deltas", name, applied.get());
     }
 
     private void run() {
         long backoff = pollInterval.toMillis();
-        boolean failing = false;
-        while (running) {
-            try {
-                roundsUntilDry();
-                if (failing) {
-                    log.info("{}: database reachable again, rollup resumed", name);
-                    failing = false;
+        long streakStarted = 0;
+        long streakFailures = 0;
+        try {
+            while (running) {
+                try {
+                    roundsUntilDry();
+                    if (streakFailures > 0) {
+                        log.info("{}: rollup resumed after {} failed attempts over {} ms", name, streakFailures,
+                                (System.nanoTime() - streakStarted) / 1_000_000);
+                        streakFailures = 0;
+                        lastError = null;
+                    }
+                    backoff = pollInterval.toMillis();
+                    pause(pollInterval.toMillis());
+                } catch (SQLException | RuntimeException e) {
+                    failures.incrementAndGet();
+                    lastError = describe(e);
+                    if (streakFailures++ == 0 && running) {
+                        streakStarted = System.nanoTime();
+                        log.warn("{}: rollup failed, retrying with backoff up to {} ms (logged once until it recovers): {}",
+                                name, maxBackoff.toMillis(), lastError);
+                    }
+                    pause(backoff);
+                    backoff = Math.min(backoff * 2, maxBackoff.toMillis());
                 }
-                backoff = pollInterval.toMillis();
-                sleep(pollInterval.toMillis());
-            } catch (SQLException | RuntimeException e) {
-                failures.incrementAndGet();
-                if (!failing) {
-                    log.warn("{}: rollup failed, retrying with backoff up to {} ms: {}", name, maxBackoff.toMillis(), e.toString());
-                    failing = true;
-                }
-                sleep(backoff);
-                backoff = Math.min(backoff * 2, maxBackoff.toMillis());
             }
+        } catch (Error e) {
+            log.error("{} died; counters stop being updated until a worker runs again", name, e);
+            throw e;
         }
     }
 
     /** Holds one connection while full batches keep coming; a short round means the queue is (nearly) empty. */
     private void roundsUntilDry() throws SQLException {
-        try (Connection c = dataSource.getConnection()) {
+        Connection c = connections.open();
+        try {
             c.setAutoCommit(true);
-            long n;
-            do {
-                n = rollupOnce(c, batchSize);
-                applied.addAndGet(n);
-            } while (running && n >= batchSize);
+            while (running && round(c) >= batchSize) {
+                // a full batch: there is probably more
+            }
+        } finally {
+            connections.release(c);
         }
     }
 
-    private void sleep(long millis) {
-        if (!running) {
-            return;
+    /** One round, one transaction (auto-commit); after it commits the listener hears which targets changed. */
+    private long round(Connection c) throws SQLException {
+        long consumed = 0;
+        List<Object[]> touched = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement(ROUND)) {
+            ps.setInt(1, batchSize);
+            inFlight = ps;
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    consumed += rs.getLong(2);
+                    if (listener != null) {
+                        Array keys = rs.getArray(3) != null ? rs.getArray(3) : rs.getArray(4);
+                        if (keys != null) {
+                            touched.add(new Object[] {rs.getInt(1), keys.getArray()});
+                        }
+                    }
+                }
+            } finally {
+                inFlight = null;
+            }
         }
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            // close() interrupts to cut the sleep short; running is false by then and the loop ends.
-            if (running) {
+        applied.addAndGet(consumed);
+        for (Object[] t : touched) {
+            try {
+                listener.rolledUp((Integer) t[0], Arrays.asList((Object[]) t[1]));
+            } catch (RuntimeException e) {
+                log.warn("{}: rollup listener failed for counter {}: {}", name, t[0], e.toString());
+            }
+        }
+        return consumed;
+    }
+
+    /** The SQLState and the first line of the message: the context PostgreSQL appends is noise in a log line. */
+    private static String describe(Exception e) {
+        String message = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+        return e instanceof SQLException s ? "SQLState " + s.getSQLState() + ": " + message
+                : e.getClass().getSimpleName() + ": " + message;
+    }
+
+    private void pause(long millis) {
+        synchronized (wake) {
+            if (!running) {
+                return;
+            }
+            try {
+                wake.wait(millis);
+            } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                running = false;
             }
         }
     }
 
     /** Configuration of a {@link RollupWorker}; validated once by {@link #build()}. */
     public static final class Builder {
-        private final DataSource dataSource;
+        private final ConnectionSource connections;
         private int batchSize = 10_000;
         private Duration pollInterval = Duration.ofMillis(200);
         private Duration maxBackoff = Duration.ofSeconds(30);
+        private Duration shutdownTimeout = Duration.ofSeconds(30);
         private String name = "countercache-rollup";
+        private RollupListener listener;
 
-        private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        private Builder(ConnectionSource connections) {
+            this.connections = connections;
         }
 
-        /** Deltas claimed per round. Default: 10000. */
+        /** Deltas claimed per round, each round one transaction. Default: 10000. */
         public Builder batchSize(int batchSize) {
             this.batchSize = batchSize;
             return this;
@@ -219,9 +326,21 @@ public final class RollupWorker implements AutoCloseable {
             return this;
         }
 
+        /** How long {@link #close()} lets the round in progress run before cancelling it. Default: 30 s. */
+        public Builder shutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
+            return this;
+        }
+
         /** The thread name, also used in log lines. Default: {@code countercache-rollup}. */
         public Builder name(String name) {
             this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /** Told after each committed round which targets changed, for cache eviction. Default: none. */
+        public Builder listener(RollupListener listener) {
+            this.listener = listener;
             return this;
         }
 
@@ -234,6 +353,9 @@ public final class RollupWorker implements AutoCloseable {
             }
             if (maxBackoff.compareTo(pollInterval) < 0) {
                 throw new IllegalArgumentException("maxBackoff (" + maxBackoff + ") must be at least pollInterval (" + pollInterval + ")");
+            }
+            if (shutdownTimeout.isNegative()) {
+                throw new IllegalArgumentException("shutdownTimeout must not be negative, got " + shutdownTimeout);
             }
             return new RollupWorker(this);
         }

@@ -264,7 +264,9 @@ BEGIN
 END
 $fn$;
 
--- Applies at most max_deltas queued deltas and returns how many it consumed (0 when there is nothing to do).
+-- Applies at most max_deltas queued deltas and reports, per counter, how many deltas it consumed and which targets
+-- it touched (target_ids for integer and bigint keys, target_uuids for uuid keys), so that a caller can evict cached
+-- copies of exactly those rows once the transaction has committed.
 --
 -- Concurrency: the claim is a DELETE of rows picked with FOR UPDATE SKIP LOCKED, so concurrent rollups take disjoint
 -- batches and never wait for each other; if a rollup fails or its connection dies, its transaction rolls back and
@@ -275,14 +277,14 @@ $fn$;
 -- inserting comments never holds up the rollup of their article. Deltas for a target row that no longer exists,
 -- or for a counter that was removed, are consumed without effect. A target whose new value is refused (overflow,
 -- CHECK constraint) has its summed delta moved to countercache.dead_letter with the error; the batch goes on.
-CREATE OR REPLACE FUNCTION countercache.rollup(max_deltas integer DEFAULT 10000)
-RETURNS bigint
+CREATE OR REPLACE FUNCTION countercache.rollup_report(max_deltas integer DEFAULT 10000)
+RETURNS TABLE (counter_id integer, consumed bigint, target_ids bigint[], target_uuids uuid[])
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
+#variable_conflict use_column
 DECLARE
     b record;
-    consumed bigint := 0;
     requeued bigint;
     one bigint;
     apply text;
@@ -290,7 +292,7 @@ DECLARE
     message text;
 BEGIN
     IF max_deltas IS NULL OR max_deltas < 1 THEN
-        RAISE EXCEPTION 'countercache.rollup: max_deltas must be at least 1, got %', max_deltas
+        RAISE EXCEPTION 'countercache.rollup_report: max_deltas must be at least 1, got %', max_deltas
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     FOR b IN
@@ -318,8 +320,14 @@ BEGIN
          GROUP BY p.counter_id, c.id
          ORDER BY p.counter_id
     LOOP
-        consumed := consumed + b.n;
-        CONTINUE WHEN NOT b.installed OR b.deltas IS NULL;
+        counter_id := b.counter_id;
+        consumed := b.n;
+        target_ids := b.ids;
+        target_uuids := b.uuids;
+        IF NOT b.installed OR b.deltas IS NULL THEN
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
         apply := format(
             $q$WITH d AS (
                    SELECT * FROM unnest(%6$s, $2::bigint[], $3::bigint[], $4::timestamptz[]) AS d(k, delta, n, since)
@@ -366,7 +374,16 @@ BEGIN
             END LOOP;
         END;
         consumed := consumed - requeued;
+        RETURN NEXT;
     END LOOP;
-    RETURN consumed;
 END
+$fn$;
+
+-- Applies at most max_deltas queued deltas and returns how many it consumed (0 when there is nothing to do).
+CREATE OR REPLACE FUNCTION countercache.rollup(max_deltas integer DEFAULT 10000)
+RETURNS bigint
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT coalesce(sum(r.consumed), 0)::bigint FROM countercache.rollup_report(max_deltas) r
 $fn$;

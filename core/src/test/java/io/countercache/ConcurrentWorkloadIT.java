@@ -14,12 +14,16 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Writers insert, flip, reparent and delete comments at random (a tenth of their transactions rolled back) while two
- * rollup workers run at once; after the writers stop and the queue is drained, every counter equals its recount.
+ * Writers insert, flip, reparent and delete comments at random (a tenth of their transactions rolled back) while three
+ * rollup workers run at once; after the writers stop and the queue is drained, every counter equals its recount. A
+ * watcher samples the server's lock waits all along: no rollup ever waits for a lock, and no writer ever waits for a
+ * rollup.
  */
 class ConcurrentWorkloadIT {
 
@@ -28,18 +32,34 @@ class ConcurrentWorkloadIT {
     private static final int USERS = 20;
     private static final int ARTICLES = 30;
 
+    private static final String WAITS_ON_ROLLUP = "SELECT count(*) FROM pg_stat_activity a"
+            + " WHERE a.datname = current_database() AND a.pid <> pg_backend_pid() AND a.wait_event_type = 'Lock'"
+            + " AND (a.query LIKE '%rollup_report%' OR EXISTS (SELECT 1 FROM pg_stat_activity b"
+            + "      WHERE b.pid = ANY (pg_blocking_pids(a.pid)) AND b.query LIKE '%rollup_report%'))";
+
     @Test
-    void randomConcurrentWritesWithTwoRollupsEndExact() throws Exception {
+    void randomConcurrentWritesWithThreeRollupsEndExact() throws Exception {
         TestDatabase db = TestPostgres.newDatabase(ConcurrentWorkloadIT.class);
         BlogSchema.create(db);
         db.execute("INSERT INTO blog_user (id) SELECT g FROM generate_series(1, " + USERS + ") g;"
                 + "INSERT INTO blog_article (id) SELECT g FROM generate_series(1, " + ARTICLES + ") g;");
 
-        RollupWorker first = RollupWorker.builder(db.dataSource()).batchSize(50).pollInterval(Duration.ofMillis(5))
-                .name("rollup-1").build().start();
-        RollupWorker second = RollupWorker.builder(db.dataSource()).batchSize(50).pollInterval(Duration.ofMillis(5))
-                .name("rollup-2").build().start();
-        ExecutorService pool = Executors.newFixedThreadPool(WRITERS);
+        List<RollupWorker> workers = new ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            workers.add(RollupWorker.builder(db.dataSource()).batchSize(50).pollInterval(Duration.ofMillis(5))
+                    .name("rollup-" + i).build().start());
+        }
+        AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicLong samples = new AtomicLong();
+        ExecutorService pool = Executors.newFixedThreadPool(WRITERS + 1);
+        Future<Long> waits = pool.submit(() -> {
+            long seen = 0;
+            while (writing.get()) {
+                seen += db.queryLong(WAITS_ON_ROLLUP);
+                samples.incrementAndGet();
+            }
+            return seen;
+        });
         List<Future<Integer>> writers = new ArrayList<>();
         for (int w = 0; w < WRITERS; w++) {
             long seed = 1000 + w;
@@ -49,12 +69,16 @@ class ConcurrentWorkloadIT {
         for (Future<Integer> f : writers) {
             committed += f.get();
         }
+        writing.set(false);
+        long waitsSeen = waits.get();
         pool.shutdown();
-        first.close();
-        second.close();
+        workers.forEach(RollupWorker::close);
 
         assertThat(committed).as("committed transactions").isPositive();
-        assertThat(first.appliedDeltas() + second.appliedDeltas()).as("deltas applied while writers ran").isPositive();
+        assertThat(samples.get()).as("lock-wait samples taken").isPositive();
+        assertThat(waitsSeen).as("sessions seen waiting for a lock on behalf of a rollup").isZero();
+        assertThat(workers.stream().filter(w -> w.appliedDeltas() > 0).count())
+                .as("workers that applied deltas while writers ran").isGreaterThanOrEqualTo(2);
         BlogSchema.assertExactAfterRollup(db);
         assertThat(db.queryLong("SELECT sum(total_comments) FROM blog_article"))
                 .isEqualTo(db.queryLong("SELECT count(*) FROM blog_comment WHERE article_id IS NOT NULL"));

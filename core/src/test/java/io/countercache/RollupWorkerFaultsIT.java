@@ -1,0 +1,156 @@
+package io.countercache;
+
+import io.countercache.micrometer.RollupWorkerMeters;
+import io.countercache.testing.TestDatabase;
+import io.countercache.testing.TestPostgres;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The worker under faults. A trigger on the target table stalls every rollup round mid-batch (after the claim,
+ * before the commit) for as long as a row sits in {@code stall}; each test then breaks the round in its own way and
+ * checks that no delta is lost: every counter ends equal to its recount.
+ */
+class RollupWorkerFaultsIT {
+
+    private static final String STALL = """
+            CREATE TABLE stall (since timestamptz NOT NULL DEFAULT now());
+            CREATE FUNCTION stall_rollup() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                WHILE EXISTS (SELECT 1 FROM public.stall) LOOP   -- the rollup pins search_path
+                    PERFORM pg_catalog.pg_sleep(0.02);
+                END LOOP;
+                RETURN NEW;
+            END $$;
+            CREATE TRIGGER stall_rollup BEFORE UPDATE ON blog_article FOR EACH ROW EXECUTE FUNCTION stall_rollup();
+            """;
+    private static final String STALLED_ROUNDS = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            + " AND query LIKE '%rollup_report%' AND wait_event = 'PgSleep'";
+    private static final int COMMENTS = 300;
+
+    private TestDatabase db;
+
+    @BeforeEach
+    void blogWithQueuedDeltas() throws SQLException {
+        db = TestPostgres.newDatabase(RollupWorkerFaultsIT.class);
+        BlogSchema.create(db);
+        db.execute(STALL + "INSERT INTO blog_user (id) SELECT g FROM generate_series(1, 5) g;"
+                + "INSERT INTO blog_article (id) SELECT g FROM generate_series(1, 10) g;"
+                + "DO $$ BEGIN FOR g IN 1.." + COMMENTS + " LOOP"     // one statement, so one set of deltas, per comment
+                + " INSERT INTO blog_comment (creator_id, article_id, publish_status, likes)"
+                + " VALUES (1 + g % 5, 1 + g % 10, CASE WHEN g % 3 = 0 THEN 'public' ELSE 'draft' END, g % 4);"
+                + " END LOOP; END $$;"
+                + "INSERT INTO stall DEFAULT VALUES");
+    }
+
+    private RollupWorker.Builder worker() {
+        return RollupWorker.builder(db.dataSource()).name("faulty").batchSize(100)
+                .pollInterval(Duration.ofMillis(10)).maxBackoff(Duration.ofMillis(200));
+    }
+
+    private long queued() {
+        return db.queryLong("SELECT count(*) FROM countercache.delta");
+    }
+
+    /** Polls until the condition holds; the deadline only guards against a hang, it measures nothing. */
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("gave up waiting for: " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    private void awaitStalledRound() throws InterruptedException {
+        await("a rollup round stalled mid-batch", () -> db.queryLong(STALLED_ROUNDS) == 1);
+    }
+
+    @Test
+    void aWorkerWhoseConnectionIsKilledMidBatchLosesNothingAndRecovers() throws Exception {
+        long before = queued();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (RollupWorker w = worker().build()) {
+            new RollupWorkerMeters(w).bindTo(registry);
+            w.start();
+            awaitStalledRound();
+            assertThat(db.queryLong("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                    + " WHERE datname = current_database() AND query LIKE '%rollup_report%' AND wait_event = 'PgSleep'"))
+                    .as("rollup backends terminated").isEqualTo(1);
+            await("the worker to notice", () -> w.failures() > 0);
+            assertThat(queued()).as("deltas queued after the kill: the claimed batch rolled back").isEqualTo(before);
+            assertThat(w.metrics().lastError()).as("connection lost: admin shutdown or I/O error").containsPattern("^SQLState (57P01|08006): ");
+            assertThat(registry.get("countercache.rollup.failures").functionCounter().count()).isPositive();
+
+            db.execute("DELETE FROM stall");
+            await("the queue to drain", () -> queued() == 0);
+            assertThat(w.isRunning()).isTrue();
+            await("the worker to report recovery", () -> w.metrics().lastError() == null);
+            assertThat(registry.get("countercache.deltas.applied").functionCounter().count()).isEqualTo(w.appliedDeltas());
+            assertThat(registry.get("countercache.queue.depth").gauge().value()).isZero();
+        }
+        BlogSchema.assertExactAfterRollup(db);
+    }
+
+    @Test
+    void aStatementTimeoutIsRetriedWithBackoffUntilTheRoundFits() throws Exception {
+        ConnectionSource withTimeout = () -> {
+            Connection c = db.dataSource().getConnection();
+            try (Statement st = c.createStatement()) {
+                st.execute("SET statement_timeout = '300ms'");
+            }
+            return c;
+        };
+        try (RollupWorker w = RollupWorker.builder(withTimeout).name("timeout").batchSize(100)
+                .pollInterval(Duration.ofMillis(10)).maxBackoff(Duration.ofMillis(200)).build().start()) {
+            await("two timed-out rounds", () -> w.failures() >= 2);
+            assertThat(w.metrics().lastError()).startsWith("SQLState 57014");
+            assertThat(w.appliedDeltas()).isZero();
+            db.execute("DELETE FROM stall");
+            await("the queue to drain", () -> queued() == 0);
+        }
+        BlogSchema.assertExactAfterRollup(db);
+    }
+
+    @Test
+    void shutdownLetsTheRoundInProgressCommit() throws Exception {
+        long before = queued();
+        RollupWorker w = worker().shutdownTimeout(Duration.ofSeconds(60)).build().start();
+        awaitStalledRound();
+        Thread closing = new Thread(w::close);
+        closing.start();
+        await("close() to wait for the round in progress", () -> closing.getState() == Thread.State.TIMED_WAITING);
+        db.execute("DELETE FROM stall");          // the stalled round may now finish
+        closing.join();
+
+        assertThat(w.isRunning()).isFalse();
+        assertThat(w.appliedDeltas()).as("deltas of the one round that was in progress").isEqualTo(100);
+        assertThat(queued()).isEqualTo(before - 100);
+        BlogSchema.assertExactAfterRollup(db);
+    }
+
+    @Test
+    void shutdownAbandonsAStuckRoundAndLeavesItsDeltasQueued() throws Exception {
+        long before = queued();
+        RollupWorker w = worker().shutdownTimeout(Duration.ofMillis(200)).build().start();
+        awaitStalledRound();
+        w.close();                                // gives up after 200 ms and cancels the round
+
+        assertThat(w.isRunning()).isFalse();
+        assertThat(w.appliedDeltas()).isZero();
+        assertThat(db.queryLong(STALLED_ROUNDS)).as("rounds still running after close()").isZero();
+        assertThat(queued()).as("deltas queued after an abandoned round").isEqualTo(before);
+        db.execute("DELETE FROM stall");
+        BlogSchema.assertExactAfterRollup(db);
+    }
+}
