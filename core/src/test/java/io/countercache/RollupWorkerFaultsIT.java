@@ -11,8 +11,8 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.function.BooleanSupplier;
 
+import static io.countercache.testing.Await.until;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -61,19 +61,8 @@ class RollupWorkerFaultsIT {
         return db.queryLong("SELECT count(*) FROM countercache.delta");
     }
 
-    /** Polls until the condition holds; the deadline only guards against a hang, it measures nothing. */
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("gave up waiting for: " + what);
-            }
-            Thread.sleep(10);
-        }
-    }
-
     private void awaitStalledRound() throws InterruptedException {
-        await("a rollup round stalled mid-batch", () -> db.queryLong(STALLED_ROUNDS) == 1);
+        until("a rollup round stalled mid-batch", () -> db.queryLong(STALLED_ROUNDS) == 1);
     }
 
     @Test
@@ -87,15 +76,15 @@ class RollupWorkerFaultsIT {
             assertThat(db.queryLong("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
                     + " WHERE datname = current_database() AND query LIKE '%rollup_report%' AND wait_event = 'PgSleep'"))
                     .as("rollup backends terminated").isEqualTo(1);
-            await("the worker to notice", () -> w.failures() > 0);
+            until("the worker to notice", () -> w.failures() > 0);
             assertThat(queued()).as("deltas queued after the kill: the claimed batch rolled back").isEqualTo(before);
             assertThat(w.metrics().lastError()).as("connection lost: admin shutdown or I/O error").containsPattern("^SQLState (57P01|08006): ");
             assertThat(registry.get("countercache.rollup.failures").functionCounter().count()).isPositive();
 
             db.execute("DELETE FROM stall");
-            await("the queue to drain", () -> queued() == 0);
+            until("the queue to drain", () -> queued() == 0);
             assertThat(w.isRunning()).isTrue();
-            await("the worker to report recovery", () -> w.metrics().lastError() == null);
+            until("the worker to report recovery", () -> w.metrics().lastError() == null);
             assertThat(registry.get("countercache.deltas.applied").functionCounter().count()).isEqualTo(w.appliedDeltas());
             assertThat(registry.get("countercache.queue.depth").gauge().value()).isZero();
         }
@@ -113,11 +102,11 @@ class RollupWorkerFaultsIT {
         };
         try (RollupWorker w = RollupWorker.builder(withTimeout).name("timeout").batchSize(100)
                 .pollInterval(Duration.ofMillis(10)).maxBackoff(Duration.ofMillis(200)).build().start()) {
-            await("two timed-out rounds", () -> w.failures() >= 2);
+            until("two timed-out rounds", () -> w.failures() >= 2);
             assertThat(w.metrics().lastError()).startsWith("SQLState 57014");
             assertThat(w.appliedDeltas()).isZero();
             db.execute("DELETE FROM stall");
-            await("the queue to drain", () -> queued() == 0);
+            until("the queue to drain", () -> queued() == 0);
         }
         BlogSchema.assertExactAfterRollup(db);
     }
@@ -129,7 +118,7 @@ class RollupWorkerFaultsIT {
         awaitStalledRound();
         Thread closing = new Thread(w::close);
         closing.start();
-        await("close() to wait for the round in progress", () -> closing.getState() == Thread.State.TIMED_WAITING);
+        until("close() to wait for the round in progress", () -> closing.getState() == Thread.State.TIMED_WAITING);
         db.execute("DELETE FROM stall");          // the stalled round may now finish
         closing.join();
 

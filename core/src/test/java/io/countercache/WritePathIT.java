@@ -255,6 +255,10 @@ class WritePathIT {
                 .as("other counters of the refused target").isEqualTo(3);
         assertThat(own.queryLong("SELECT total_public_comments FROM blog_user WHERE id = 1")).isEqualTo(4);
 
+        try (Connection c = own.dataSource().getConnection()) {
+            assertThat(ExactReads.read(c, BlogSchema.ARTICLE_COMMENTS, java.util.List.of(1L, 2L)))
+                    .as("exact reads count the parked delta").containsExactlyInAnyOrderEntriesOf(java.util.Map.of(1L, 3L, 2L, 1L));
+        }
         RollupMetrics metrics = RollupWorker.builder(own.dataSource()).build().metrics();
         assertThat(metrics.deadLetters()).as("dead letters seen by the metrics").isEqualTo(1);
         assertThat(metrics.queueDepth()).isZero();

@@ -4,10 +4,13 @@ import io.countercache.RollupMetrics;
 import io.countercache.RollupWorker;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 
@@ -26,11 +29,12 @@ import java.util.function.ToDoubleFunction;
  * The three queue gauges come from one query, made at most once a second however often they are scraped. The
  * registry holds this binder strongly, so {@code new RollupWorkerMeters(worker).bindTo(registry)} is enough.
  */
-public final class RollupWorkerMeters implements MeterBinder {
+public final class RollupWorkerMeters implements MeterBinder, AutoCloseable {
 
     private static final long REFRESH_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final RollupWorker worker;
+    private final List<Runnable> removals = new ArrayList<>();
     private RollupMetrics last;
     private long readAt;
 
@@ -41,19 +45,31 @@ public final class RollupWorkerMeters implements MeterBinder {
     @Override
     public void bindTo(MeterRegistry registry) {
         String tag = worker.name();
-        Gauge.builder("countercache.queue.depth", this, queue(RollupMetrics::queueDepth))
-                .description("Deltas waiting in countercache.delta").baseUnit("deltas").tag("worker", tag).strongReference(true).register(registry);
-        TimeGauge.builder("countercache.queue.oldest", this, TimeUnit.MILLISECONDS,
+        List<Meter> meters = List.of(Gauge.builder("countercache.queue.depth", this, queue(RollupMetrics::queueDepth))
+                .description("Deltas waiting in countercache.delta").baseUnit("deltas").tag("worker", tag).strongReference(true).register(registry),
+                TimeGauge.builder("countercache.queue.oldest", this, TimeUnit.MILLISECONDS,
                         queue(m -> m.oldestPending().toMillis()))
-                .description("Age of the oldest waiting delta").tag("worker", tag).strongReference(true).register(registry);
-        Gauge.builder("countercache.dead.letters", this, queue(RollupMetrics::deadLetters))
+                .description("Age of the oldest waiting delta").tag("worker", tag).strongReference(true).register(registry),
+                Gauge.builder("countercache.dead.letters", this, queue(RollupMetrics::deadLetters))
                 .description("Summed deltas parked in countercache.dead_letter").tag("worker", tag).strongReference(true)
-                .register(registry);
-        FunctionCounter.builder("countercache.deltas.applied", worker, RollupWorker::appliedDeltas)
+                .register(registry),
+                FunctionCounter.builder("countercache.deltas.applied", worker, RollupWorker::appliedDeltas)
                 .description("Deltas this worker folded into counters").baseUnit("deltas").tag("worker", tag)
-                .register(registry);
-        FunctionCounter.builder("countercache.rollup.failures", worker, w -> w.failures())
-                .description("Rollup rounds that failed and were retried").tag("worker", tag).register(registry);
+                .register(registry),
+                FunctionCounter.builder("countercache.rollup.failures", worker, RollupWorker::failures)
+                .description("Rollup rounds that failed and were retried").tag("worker", tag).register(registry));
+        synchronized (removals) {
+            meters.forEach(m -> removals.add(() -> registry.remove(m)));
+        }
+    }
+
+    /** Removes the meters from every registry this binder bound them to (for a worker that is gone). */
+    @Override
+    public void close() {
+        synchronized (removals) {
+            removals.forEach(Runnable::run);
+            removals.clear();
+        }
     }
 
     private static ToDoubleFunction<RollupWorkerMeters> queue(ToDoubleFunction<RollupMetrics> value) {

@@ -1,23 +1,41 @@
 package io.countercache.hibernate;
 
+import io.countercache.CatalogCheck;
+import io.countercache.CounterCacheException;
+import io.countercache.spi.CounterDefinition;
 import org.hibernate.boot.Metadata;
 import org.hibernate.boot.spi.BootstrapContext;
+import org.hibernate.engine.jdbc.connections.spi.ConnectionProvider;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.integrator.spi.Integrator;
+import org.hibernate.mapping.PersistentClass;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
- * Hooks countercache into every SessionFactory (registered through {@code META-INF/services}): checks the
- * {@code @CounterCache} declarations when Hibernate boots, failing the boot with every problem listed, and marks
- * each counter property neither insertable nor updatable, so that Hibernate never writes a counter column: a
- * flush of a stale entity cannot overwrite what the rollup applied.
+ * Hooks countercache into every SessionFactory (registered through {@code META-INF/services}):
+ * <ul>
+ *   <li>checks the {@code @CounterCache} declarations, failing the boot with every problem listed;</li>
+ *   <li>makes each counter property read-only to Hibernate and re-read after each insert and update, so that a flush
+ *       of a stale entity cannot overwrite what the rollup applied;</li>
+ *   <li>compares the declarations with the database ({@value CounterCacheSettings#VALIDATION});</li>
+ *   <li>runs the in-process workers when {@value CounterCacheSettings#WORKER_ENABLED} is true.</li>
+ * </ul>
  */
 public final class CounterCacheIntegrator implements Integrator {
 
     private static final Logger log = LoggerFactory.getLogger(CounterCacheIntegrator.class);
+
+    /** Settings that change physical names, so the regenerate command must carry them. */
+    private static final List<String> NAMING_SETTINGS = List.of("hibernate.physical_naming_strategy",
+            "hibernate.implicit_naming_strategy", "hibernate.default_schema", "hibernate.globally_quoted_identifiers");
 
     @Override
     public void integrate(Metadata metadata, BootstrapContext bootstrapContext, SessionFactoryImplementor sessionFactory) {
@@ -29,8 +47,63 @@ public final class CounterCacheIntegrator implements Integrator {
         for (CounterModel.Declared c : counters) {
             c.property().setInsertable(false);
             c.property().setUpdatable(false);
+            c.property().setValueGeneratorCreator(context -> new CounterColumnGenerator());
         }
+        Map<String, Object> settings = sessionFactory.getProperties();
+        HibernateConnections connections = new HibernateConnections(
+                sessionFactory.getServiceRegistry().requireService(ConnectionProvider.class));
+        validate(metadata, counters, settings, connections);
+        CounterRuntime runtime = new CounterRuntime(sessionFactory, counters, settings, connections);
+        CounterCaches.register(sessionFactory, runtime);
+        sessionFactory.addObserver(runtime);
         log.info("countercache: {} counters, columns read-only to Hibernate: {}", counters.size(),
                 counters.stream().map(c -> c.definition().declaredBy()).toList());
+    }
+
+    private static void validate(Metadata metadata, List<CounterModel.Declared> counters, Map<String, Object> settings,
+                                 HibernateConnections connections) {
+        String mode = String.valueOf(settings.getOrDefault(CounterCacheSettings.VALIDATION, "fail")).trim()
+                .toLowerCase(Locale.ROOT);
+        if (!List.of("fail", "warn", "none").contains(mode)) {
+            throw new CounterCacheException("setting " + CounterCacheSettings.VALIDATION + " = \"" + mode
+                    + "\" must be fail, warn or none");
+        }
+        if (mode.equals("none")) {
+            return;
+        }
+        List<CounterDefinition> declared = counters.stream().map(CounterModel.Declared::definition).toList();
+        List<String> problems;
+        try {
+            Connection c = connections.open();
+            try {
+                problems = CatalogCheck.differences(c, declared, CounterModel.entityTables(metadata));
+            } finally {
+                connections.release(c);
+            }
+        } catch (SQLException e) {
+            throw new CounterCacheException("countercache: cannot compare the counters with the database ("
+                    + e.getMessage() + "); set " + CounterCacheSettings.VALIDATION + "=none to boot without the check", e);
+        }
+        if (problems.isEmpty()) {
+            return;
+        }
+        String message = "countercache: the database does not count what the entities declare ("
+                + CounterCacheSettings.VALIDATION + "=" + mode + "):\n  - " + String.join("\n  - ", problems)
+                + "\nRegenerate the countercache changelog from the entities and apply it with Liquibase:\n  "
+                + regenerateCommand(metadata, settings)
+                + "\nOr set " + CounterCacheSettings.VALIDATION + "=warn to boot anyway, or none to skip this check.";
+        if (mode.equals("fail")) {
+            throw new CounterCacheException(message);
+        }
+        log.warn(message);
+    }
+
+    private static String regenerateCommand(Metadata metadata, Map<String, Object> settings) {
+        String naming = NAMING_SETTINGS.stream().filter(k -> settings.get(k) != null)
+                .map(k -> " --setting " + k + "=" + settings.get(k)).collect(Collectors.joining());
+        String entities = metadata.getEntityBindings().stream().map(PersistentClass::getClassName).sorted()
+                .collect(Collectors.joining(" "));
+        return "java -cp <application classpath> io.countercache.liquibase.ChangelogGenerator"
+                + " --out <your countercache changelog>.sql" + naming + " " + entities;
     }
 }

@@ -29,6 +29,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
@@ -39,8 +41,8 @@ import java.util.stream.Collectors;
  */
 public final class CounterModel {
 
-    /** One declaration: the physical definition and the boot-model property that holds the counter. */
-    public record Declared(CounterDefinition definition, Property property) {
+    /** One declaration: the physical definition, the entity that declares it and the property that holds it. */
+    public record Declared(CounterDefinition definition, PersistentClass entity, Property property) {
     }
 
     private CounterModel() {
@@ -90,6 +92,15 @@ public final class CounterModel {
         }
         declared.sort(Comparator.comparing(d -> d.definition().name()));
         return declared;
+    }
+
+    /** The tables of every entity of the model: counters installed on them must be declared by it. */
+    public static Set<TableName> entityTables(Metadata metadata) {
+        Set<TableName> tables = new TreeSet<>();
+        for (PersistentClass entity : metadata.getEntityBindings()) {
+            tables.add(tableName(metadata, entity.getTable()));
+        }
+        return tables;
     }
 
     /** Fields of the entity class and its mapped superclasses, stopping at the next entity up the hierarchy. */
@@ -144,7 +155,7 @@ public final class CounterModel {
                 columnName(target.getIdentifier().getColumns().get(0)), keyType,
                 columnName(singleColumn(who, counter)), columnType, sourceTable, columnName(fk),
                 cc.where().isBlank() ? null : cc.where().trim(),
-                cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim())), counter);
+                cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim())), target, counter);
     }
 
     private static Column viaColumn(String who, PersistentClass source, PersistentClass target, String via) {

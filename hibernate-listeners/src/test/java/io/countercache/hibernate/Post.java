@@ -1,6 +1,7 @@
 package io.countercache.hibernate;
 
 import io.countercache.CounterCache;
+import jakarta.persistence.Cacheable;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;
@@ -8,6 +9,7 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 
 @Entity
+@Cacheable
 @Table(name = "\"Posts\"")
 public class Post {
     @Id

@@ -1,0 +1,138 @@
+package io.countercache;
+
+import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.TableName;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeSet;
+
+/**
+ * Compares declared counters with what a database has installed: the catalog rows, the counter columns and the capture
+ * triggers. An empty list means the database counts exactly what the code declares.
+ */
+public final class CatalogCheck {
+
+    private static final String TRIGGERS = "SELECT count(*) FROM pg_catalog.pg_trigger t"
+            + " WHERE t.tgrelid = pg_catalog.to_regclass(pg_catalog.quote_ident(?) || '.' || pg_catalog.quote_ident(?))"
+            + " AND t.tgname IN ('countercache_insert', 'countercache_update', 'countercache_delete', 'countercache_truncate')"
+            + " AND t.tgenabled <> 'D'";
+
+    private CatalogCheck() {
+    }
+
+    private record Installed(String name, String declaredBy, TableName target, String targetKey, String keyType,
+                             TableName source, String sourceFk, String condition, String sumColumn,
+                             String hash, boolean columnExists) {
+    }
+
+    /**
+     * Every difference, one line each, naming the counter ({@code Entity.field}) and what differs.
+     *
+     * @param owned tables whose installed counters must all be declared (the tables of the declaring persistence
+     *              unit); counters on other tables belong to someone else and are not reported
+     */
+    public static List<String> differences(Connection c, Collection<CounterDefinition> declared, Collection<TableName> owned)
+            throws SQLException {
+        List<String> problems = new ArrayList<>();
+        if (!installed(c)) {
+            problems.add("countercache is not installed in this database (there is no countercache.counter table)");
+            return problems;
+        }
+        Map<Integer, Installed> catalog = catalog(c);
+        for (CounterDefinition d : declared) {
+            Installed i = catalog.remove(d.id());
+            if (i == null) {
+                problems.add(d.declaredBy() + ": not installed (countercache.counter has no " + d.name() + ")");
+                continue;
+            }
+            if (!i.hash().equals(d.definitionHash())) {
+                problems.add(d.declaredBy() + ": " + changes(d, i));
+            }
+            if (!i.columnExists()) {
+                problems.add(d.declaredBy() + ": the counter column " + d.name() + " does not exist");
+            }
+        }
+        for (TableName source : new TreeSet<>(declared.stream().map(CounterDefinition::source).toList())) {
+            long triggers = triggers(c, source);
+            if (triggers != 4) {
+                problems.add(source + ": " + triggers + " of its 4 capture triggers are installed and enabled,"
+                        + " so writes to it are not all counted");
+            }
+        }
+        for (Installed i : catalog.values()) {
+            if (owned.contains(i.target())) {
+                problems.add(i.declaredBy() + ": installed as " + i.name() + " but no longer declared; its triggers"
+                        + " still queue deltas");
+            }
+        }
+        return problems;
+    }
+
+    private static String changes(CounterDefinition d, Installed i) {
+        List<String> changes = new ArrayList<>();
+        compare(changes, "where", d.condition(), i.condition());
+        compare(changes, "sum", d.sumColumn(), i.sumColumn());
+        compare(changes, "source table", d.source().toString(), i.source().toString());
+        compare(changes, "foreign key column", d.sourceFk(), i.sourceFk());
+        compare(changes, "target key", d.targetKey(), i.targetKey());
+        compare(changes, "key type", d.keyType().sqlName(), i.keyType());
+        return changes.isEmpty() ? "the installed definition differs (hash " + i.hash() + ", declared "
+                + d.definitionHash() + ")" : String.join("; ", changes);
+    }
+
+    private static void compare(List<String> changes, String what, String declared, String installed) {
+        if (!Objects.equals(declared, installed)) {
+            changes.add(what + " is " + quoted(declared) + " in the entity but " + quoted(installed) + " in the database");
+        }
+    }
+
+    private static String quoted(String s) {
+        return s == null ? "(none)" : "\"" + s + "\"";
+    }
+
+    private static boolean installed(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.to_regclass('countercache.counter') IS NOT NULL");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getBoolean(1);
+        }
+    }
+
+    private static Map<Integer, Installed> catalog(Connection c) throws SQLException {
+        Map<Integer, Installed> rows = new HashMap<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT k.id, k.name, k.declared_by, k.target_schema,"
+                + " k.target_table, k.target_key, k.key_type, k.source_schema, k.source_table,"
+                + " k.source_fk, k.condition, k.sum_column, k.definition_hash,"
+                + " countercache.column_type(k.target_schema, k.target_table, k.target_column) IS NOT NULL"
+                + " FROM countercache.counter k");
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                rows.put(rs.getInt(1), new Installed(rs.getString(2), rs.getString(3),
+                        new TableName(rs.getString(4), rs.getString(5)), rs.getString(6), rs.getString(7),
+                        new TableName(rs.getString(8), rs.getString(9)), rs.getString(10),
+                        rs.getString(11), rs.getString(12), rs.getString(13), rs.getBoolean(14)));
+            }
+        }
+        return rows;
+    }
+
+    private static long triggers(Connection c, TableName table) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(TRIGGERS)) {
+            ps.setString(1, table.schema());
+            ps.setString(2, table.table());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.countercache;
+
+import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.KeyType;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+import static io.countercache.internal.Sql.ident;
+
+/**
+ * Read-your-writes: a counter's exact value, the column plus the deltas still queued for it (and any parked in the
+ * dead-letter table), read in one statement on the caller's connection. Inside the caller's transaction it sees the
+ * caller's own uncommitted writes; the statement's single snapshot sees every committed rollup either in the column or
+ * in the queue, never in both and never in neither.
+ *
+ * <p>The queue has no index by target, so a read scans the deltas of the queue once, however many keys it asks for.
+ * The worker keeps the queue short; read many keys at once rather than one by one.
+ */
+public final class ExactReads {
+
+    private ExactReads() {
+    }
+
+    /**
+     * The exact values of one counter for these target keys (any {@code Number} for integer and bigint keys,
+     * {@code UUID} for uuid keys), keyed by the keys as given, in their order. Keys of rows that do not exist are
+     * absent from the map.
+     */
+    public static <K> Map<K, Long> read(Connection connection, CounterDefinition counter, Collection<K> keys)
+            throws SQLException {
+        Map<K, Long> values = new LinkedHashMap<>();
+        if (keys.isEmpty()) {
+            return values;
+        }
+        boolean uuid = counter.keyType() == KeyType.UUID;
+        String queueKey = ident(counter.keyType().queueColumn());
+        String sql = "SELECT t." + ident(counter.targetKey()) + ", coalesce(t." + ident(counter.column()) + ", 0)"
+                + " + coalesce(p.n, 0)"
+                + " FROM " + counter.target().sql() + " t"
+                + " LEFT JOIN (SELECT q.k, sum(q.delta) AS n FROM ("
+                + "   SELECT d." + queueKey + " AS k, d.delta FROM countercache.delta d"
+                + "    WHERE d.counter_id = ? AND d." + queueKey + " = ANY (?)"
+                + "   UNION ALL SELECT x." + queueKey + ", x.delta FROM countercache.dead_letter x"
+                + "    WHERE x.counter_id = ? AND x." + queueKey + " = ANY (?)) q GROUP BY q.k) p"
+                + " ON p.k = t." + ident(counter.targetKey())
+                + " WHERE t." + ident(counter.targetKey()) + " = ANY (?)";
+        Array array = connection.createArrayOf(uuid ? "uuid" : "bigint", keys.stream().map(ExactReads::normalize).toArray());
+        Map<Object, Long> rows = new HashMap<>();
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            ps.setInt(1, counter.id());
+            ps.setArray(2, array);
+            ps.setInt(3, counter.id());
+            ps.setArray(4, array);
+            ps.setArray(5, array);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rows.put(normalize(rs.getObject(1)), rs.getLong(2));
+                }
+            }
+        } finally {
+            array.free();
+        }
+        for (K k : keys) {
+            Long value = rows.get(normalize(k));
+            if (value != null) {
+                values.put(k, value);
+            }
+        }
+        return values;
+    }
+
+    private static Object normalize(Object key) {
+        if (key instanceof Number n) {
+            return n.longValue();
+        }
+        if (key instanceof UUID) {
+            return key;
+        }
+        throw new IllegalArgumentException("a counter key must be a Number or a UUID, got "
+                + (key == null ? "null" : key.getClass().getName()));
+    }
+}

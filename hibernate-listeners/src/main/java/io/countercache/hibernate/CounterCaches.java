@@ -1,0 +1,83 @@
+package io.countercache.hibernate;
+
+import io.countercache.CounterCacheException;
+import io.countercache.ExactReads;
+import io.countercache.RollupWorker;
+import io.countercache.spi.CounterDefinition;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.EntityManagerFactory;
+import org.hibernate.FlushMode;
+import org.hibernate.Session;
+import org.hibernate.SessionFactory;
+import org.hibernate.engine.spi.SessionFactoryImplementor;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The runtime side of countercache for a Hibernate application: exact reads and the in-process workers.
+ *
+ * <pre>{@code
+ * long now = CounterCaches.exact(em, Article.class, "totalPublicComments", article.getId());
+ * Map<Long, Long> many = CounterCaches.exact(em, Article.class, "totalPublicComments", ids);
+ * }</pre>
+ */
+public final class CounterCaches {
+
+    private static final Map<SessionFactory, CounterRuntime> RUNTIMES = new ConcurrentHashMap<>();
+
+    private CounterCaches() {
+    }
+
+    static void register(SessionFactory factory, CounterRuntime runtime) {
+        RUNTIMES.put(factory, runtime);
+    }
+
+    static void unregister(SessionFactory factory) {
+        RUNTIMES.remove(factory);
+    }
+
+    /**
+     * A counter's exact value: the column plus the deltas not yet rolled up, read in the caller's transaction, so it
+     * includes the caller's own uncommitted writes (pending changes of the persistence context are flushed first,
+     * as before a query, unless the flush mode is COMMIT or MANUAL).
+     *
+     * @throws CounterCacheException when no row has this id, or the field is not a counter
+     */
+    public static long exact(EntityManager em, Class<?> entity, String field, Object id) {
+        Long value = exact(em, entity, field, List.of(id)).get(id);
+        if (value == null) {
+            throw new CounterCacheException(entity.getSimpleName() + " with id " + id + " does not exist");
+        }
+        return value;
+    }
+
+    /** The exact values of one counter for many entities, in one query; ids of rows that do not exist are absent. */
+    public static <K> Map<K, Long> exact(EntityManager em, Class<?> entity, String field, Collection<K> ids) {
+        Session session = em.unwrap(Session.class);
+        CounterRuntime runtime = runtime(session.getSessionFactory());
+        String entityName = session.getSessionFactory().unwrap(SessionFactoryImplementor.class).getMappingMetamodel()
+                .getEntityDescriptor(entity).getEntityName();
+        CounterDefinition counter = runtime.counter(entityName, field);
+        FlushMode mode = session.getHibernateFlushMode();
+        if (session.isJoinedToTransaction() && (mode == FlushMode.AUTO || mode == FlushMode.ALWAYS)) {
+            session.flush();
+        }
+        return session.doReturningWork(c -> ExactReads.read(c, counter, ids));
+    }
+
+    /** The rollup workers running inside this factory; empty unless {@code countercache.worker.enabled=true}. */
+    public static List<RollupWorker> workers(EntityManagerFactory factory) {
+        return runtime(factory.unwrap(SessionFactory.class)).workers();
+    }
+
+    private static CounterRuntime runtime(SessionFactory factory) {
+        CounterRuntime r = RUNTIMES.get(factory);
+        if (r == null) {
+            throw new CounterCacheException("this SessionFactory has no @CounterCache entities (or it is closed)");
+        }
+        return r;
+    }
+}

@@ -1,0 +1,186 @@
+package io.countercache.hibernate;
+
+import io.countercache.CounterCacheException;
+import io.countercache.RollupListener;
+import io.countercache.RollupWorker;
+import io.countercache.micrometer.RollupWorkerMeters;
+import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.KeyType;
+import org.hibernate.SessionFactory;
+import org.hibernate.SessionFactoryObserver;
+import org.hibernate.engine.spi.SessionFactoryImplementor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What countercache keeps for one SessionFactory: its counters by entity and field, and its in-process workers,
+ * which start when the factory is created and stop when it closes.
+ */
+final class CounterRuntime implements SessionFactoryObserver {
+
+    private static final Logger log = LoggerFactory.getLogger(CounterRuntime.class);
+    static final Duration EVICT_AGAIN_AFTER = Duration.ofSeconds(1);
+
+    /** Where a counter's rows live in the entity model: for exact reads and cache eviction. */
+    private record Target(String entityName, KeyType keyType) {
+    }
+
+    private final transient SessionFactoryImplementor factory;
+    private final transient HibernateConnections connections;
+    private final Map<String, Object> settings;
+    private final Map<String, CounterDefinition> byField = new HashMap<>();
+    private final Map<Integer, Target> byId = new HashMap<>();
+    private final transient List<RollupWorker> workers = new ArrayList<>();
+    private final transient List<AutoCloseable> meters = new ArrayList<>();
+    private final transient ScheduledExecutorService evictAgain = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "countercache-evict");
+        t.setDaemon(true);
+        return t;
+    });
+
+    CounterRuntime(SessionFactoryImplementor factory, List<CounterModel.Declared> counters, Map<String, Object> settings,
+                   HibernateConnections connections) {
+        this.factory = factory;
+        this.settings = settings;
+        this.connections = connections;
+        for (CounterModel.Declared c : counters) {
+            byField.put(c.entity().getEntityName() + "#" + c.property().getName(), c.definition());
+            byId.put(c.definition().id(), new Target(c.entity().getEntityName(), c.definition().keyType()));
+        }
+    }
+
+    /** The counter that {@code field} of {@code entityName} declares, or an error that lists the ones it has. */
+    CounterDefinition counter(String entityName, String field) {
+        CounterDefinition d = byField.get(entityName + "#" + field);
+        if (d == null) {
+            throw new CounterCacheException(entityName + "." + field + " has no @CounterCache; the counters of "
+                    + entityName + " are " + byField.keySet().stream().filter(k -> k.startsWith(entityName + "#"))
+                    .map(k -> k.substring(entityName.length() + 1)).sorted().toList());
+        }
+        return d;
+    }
+
+    List<RollupWorker> workers() {
+        return List.copyOf(workers);
+    }
+
+    @Override
+    public void sessionFactoryCreated(SessionFactory sessionFactory) {
+        if (!bool(CounterCacheSettings.WORKER_ENABLED, false)) {
+            return;
+        }
+        int threads = number(CounterCacheSettings.WORKER_THREADS, 1);
+        RollupListener evict = bool(CounterCacheSettings.CACHE_EVICT, true) ? this::evict : null;
+        for (int i = 1; i <= threads; i++) {
+            RollupWorker worker = RollupWorker.builder(connections)
+                    .name(threads == 1 ? "countercache-rollup" : "countercache-rollup-" + i)
+                    .batchSize(number(CounterCacheSettings.WORKER_BATCH_SIZE, 10_000))
+                    .pollInterval(Duration.ofMillis(number(CounterCacheSettings.WORKER_POLL_INTERVAL, 200)))
+                    .maxBackoff(Duration.ofMillis(number(CounterCacheSettings.WORKER_MAX_BACKOFF, 30_000)))
+                    .shutdownTimeout(Duration.ofMillis(number(CounterCacheSettings.WORKER_SHUTDOWN_TIMEOUT, 30_000)))
+                    .listener(evict)
+                    .build();
+            workers.add(worker.start());
+            if (bool(CounterCacheSettings.METRICS, true) && micrometerPresent()) {
+                meters.add(Micrometer.bind(worker));
+            }
+        }
+    }
+
+    @Override
+    public void sessionFactoryClosing(SessionFactory sessionFactory) {
+        workers.forEach(RollupWorker::close);
+        evictAgain.shutdownNow();
+        for (AutoCloseable m : meters) {
+            try {
+                m.close();
+            } catch (Exception e) {
+                log.debug("countercache: removing meters failed", e);
+            }
+        }
+        meters.clear();
+    }
+
+    @Override
+    public void sessionFactoryClosed(SessionFactory sessionFactory) {
+        CounterCaches.unregister(factory);
+    }
+
+    /**
+     * After a round commits: drop cached copies of the rows it changed, and drop them once more a second later. The
+     * second eviction catches a copy that a transaction which read the row before the rollup committed puts into the
+     * cache just after the first eviction (Hibernate caches an inserted or updated entity after its commit).
+     */
+    private void evict(int counterId, List<Object> keys) {
+        Target target = byId.get(counterId);
+        if (target == null || !factory.getMappingMetamodel().getEntityDescriptor(target.entityName()).canWriteToCache()) {
+            return;
+        }
+        List<Object> ids = keys.stream()
+                .map(k -> target.keyType() == KeyType.INTEGER ? (Object) ((Long) k).intValue() : k).toList();
+        Runnable evict = () -> ids.forEach(id -> factory.getCache().evictEntityData(target.entityName(), id));
+        evict.run();
+        try {
+            evictAgain.schedule(evict, EVICT_AGAIN_AFTER.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // the factory is closing: its cache goes with it
+        }
+    }
+
+    private boolean bool(String key, boolean otherwise) {
+        Object v = settings.get(key);
+        if (v == null) {
+            return otherwise;
+        }
+        String s = v.toString().trim().toLowerCase(Locale.ROOT);
+        if (!s.equals("true") && !s.equals("false")) {
+            throw new CounterCacheException("setting " + key + " = \"" + v + "\" must be true or false");
+        }
+        return Boolean.parseBoolean(s);
+    }
+
+    private int number(String key, int otherwise) {
+        Object v = settings.get(key);
+        if (v == null) {
+            return otherwise;
+        }
+        try {
+            int n = Integer.parseInt(v.toString().trim());
+            if (n >= 1) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new CounterCacheException("setting " + key + " = \"" + v + "\" must be a whole number of at least 1");
+    }
+
+    private static boolean micrometerPresent() {
+        try {
+            Class.forName("io.micrometer.core.instrument.Metrics", false, CounterRuntime.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
+    }
+
+    /** Loaded only when Micrometer is on the classpath. */
+    private static final class Micrometer {
+        static AutoCloseable bind(RollupWorker worker) {
+            RollupWorkerMeters m = new RollupWorkerMeters(worker);
+            m.bindTo(io.micrometer.core.instrument.Metrics.globalRegistry);
+            return m;
+        }
+    }
+}
