@@ -82,7 +82,7 @@ public final class BenchmarkSuite {
             System.out.println("5. rollup");
             report.rollup(s.rollupDeltas(), s.rollup());
             System.out.println("6. staleness");
-            report.staleness(s.staleness(2000));
+            report.staleness(List.of(s.staleness(500), s.staleness(2000), s.staleness(8000)));
             System.out.println("7. bloat");
             report.bloat(s.bloatChanges(), s.bloat());
             report.write(String.format(Locale.ROOT, "%.0f", (System.nanoTime() - started) / 1e9));
@@ -215,15 +215,20 @@ public final class BenchmarkSuite {
             body.append("\n![rollup](img/rollup.png)\n");
         }
 
-        void staleness(Scenarios.Staleness s) {
-            var h = s.lagMicros();
-            body.append(String.format(Locale.ROOT, "%n### 6. Staleness%n%n%,.0f writes/s sustained by 8 clients, one"
-                    + " RollupWorker with default settings (batch 10,000, poll 200 ms). A probe commits a comment every"
-                    + " 20 ms and polls its article's counter until it shows.%n%n| probes | p50 ms | p99 ms | max ms |%n"
-                    + "|---:|---:|---:|---:|%n| %d | %.0f | %.0f | %.0f |%n", s.writesPerSecond(), h.getTotalCount(),
-                    h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0, h.getMaxValue() / 1000.0));
-            double p99 = h.getValueAtPercentile(99) / 1000.0;
-            goal("staleness p99 ms at " + String.format(Locale.ROOT, "%,.0f", s.writesPerSecond()) + " writes/s", p99,
+        void staleness(List<Scenarios.Staleness> runs) {
+            body.append(String.format(Locale.ROOT, "%n### 6. Staleness%n%nSustained inserts by 8 clients at three target"
+                    + " rates, one RollupWorker with default settings (batch 10,000, poll 200 ms). A probe commits a"
+                    + " comment every 20 ms and polls its article's counter until it shows.%n%n"
+                    + "| writes/s | probes | p50 ms | p99 ms | max ms |%n|---:|---:|---:|---:|---:|%n"));
+            for (Scenarios.Staleness s : runs) {
+                var h = s.lagMicros();
+                body.append(String.format(Locale.ROOT, "| %,.0f | %d | %.0f | %.0f | %.0f |%n", s.writesPerSecond(),
+                        h.getTotalCount(), h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0,
+                        h.getMaxValue() / 1000.0));
+            }
+            Scenarios.Staleness goalRun = runs.get(runs.size() / 2);
+            double p99 = goalRun.lagMicros().getValueAtPercentile(99) / 1000.0;
+            goal("staleness p99 ms at " + String.format(Locale.ROOT, "%,.0f", goalRun.writesPerSecond()) + " writes/s", p99,
                     "<= 500", p99 <= 500);
         }
 

@@ -3,8 +3,11 @@ package io.countercache.example;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.countercache.RollupWorker;
+import io.countercache.hibernate.CounterCacheSettings;
+import io.countercache.hibernate.CounterCaches;
 import io.countercache.liquibase.CounterCacheLiquibase;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.jpa.HibernatePersistenceConfiguration;
 
@@ -15,11 +18,11 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -91,30 +94,51 @@ public final class ExampleApp {
     }
 
     private static boolean runWorkload(HikariDataSource dataSource, int threads, int transactions) throws Exception {
+        // Two rollup workers run inside the application, on Hibernate's connections, for the SessionFactory's life.
         EntityManagerFactory emf = new HibernatePersistenceConfiguration("blog")
                 .managedClasses(User.class, Article.class, Comment.class)
                 .property("hibernate.connection.datasource", dataSource)
                 .property("hibernate.hbm2ddl.auto", "validate")
+                .property(CounterCacheSettings.WORKER_ENABLED, "true")
+                .property(CounterCacheSettings.WORKER_THREADS, "2")
+                .property(CounterCacheSettings.WORKER_BATCH_SIZE, "2000")
+                .property(CounterCacheSettings.WORKER_POLL_INTERVAL, "50")
                 .createEntityManagerFactory();
-        List<RollupWorker> workers = List.of(
-                RollupWorker.builder(dataSource).name("rollup-1").batchSize(2000).pollInterval(Duration.ofMillis(50)).build(),
-                RollupWorker.builder(dataSource).name("rollup-2").batchSize(2000).pollInterval(Duration.ofMillis(50)).build());
         try {
             Workload workload = new Workload(emf, dataSource);
             workload.seed(50, 200);
-            workers.forEach(RollupWorker::start);
             workload.runConcurrently(threads, transactions);
             workload.runPlainSql();
-            workers.forEach(RollupWorker::close);
-            RollupWorker drainer = RollupWorker.builder(dataSource).name("drain").batchSize(10_000).build();
-            long drained = drainer.drain();
-            long applied = drained + workers.stream().mapToLong(RollupWorker::appliedDeltas).sum();
-            System.out.printf(Locale.ROOT, "Rollup: %,d deltas consumed (%,d by the workers while writers ran, %,d in the"
-                    + " final drain); %,d left in the queue%n", applied, applied - drained, drained, queued(dataSource));
-            return Report.print(emf, dataSource);
+            long pending = queued(dataSource);
+            Map<Long, Long> exact = exactPublicComments(emf);
+            long drained = RollupWorker.builder(dataSource).name("drain").build().drain();
+            List<RollupWorker> workers = CounterCaches.workers(emf);
+            long byWorkers = workers.stream().mapToLong(RollupWorker::appliedDeltas).sum();
+            System.out.printf(Locale.ROOT, "Rollup: the in-process workers applied %,d deltas and the final drain %,d"
+                    + " (%,d were queued when the writers stopped); %,d left in the queue; %d failed rounds%n",
+                    byWorkers, drained, pending, queued(dataSource),
+                    workers.stream().mapToLong(RollupWorker::failures).sum());
+            long agreeing = exactAgreesAfterDrain(emf, exact);
+            System.out.printf(Locale.ROOT, "Exact reads taken before the drain agree with the drained columns for %d of"
+                    + " %d articles%n", agreeing, exact.size());
+            return Report.print(emf, dataSource) && agreeing == exact.size();
         } finally {
-            workers.forEach(RollupWorker::close);
             emf.close();
+        }
+    }
+
+    /** Every article's public-comment count, column plus pending deltas, in one query. */
+    private static Map<Long, Long> exactPublicComments(EntityManagerFactory emf) {
+        try (EntityManager em = emf.createEntityManager()) {
+            List<Long> ids = em.createQuery("SELECT a.id FROM Article a", Long.class).getResultList();
+            return CounterCaches.exact(em, Article.class, "totalPublicComments", ids);
+        }
+    }
+
+    private static long exactAgreesAfterDrain(EntityManagerFactory emf, Map<Long, Long> exact) {
+        try (EntityManager em = emf.createEntityManager()) {
+            return em.createQuery("SELECT a FROM Article a", Article.class).getResultList().stream()
+                    .filter(a -> Objects.equals(exact.get(a.id), a.totalPublicComments)).count();
         }
     }
 
