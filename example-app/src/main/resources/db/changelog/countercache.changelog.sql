@@ -370,8 +370,9 @@ BEGIN
                     requeued := requeued + one;
                 EXCEPTION WHEN OTHERS THEN
                     GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
-                    -- transient failures (deadlock, serialization, resources, shutdown) abort the round instead
-                    IF left(state, 2) IN ('40', '53', '57', '58', '08') THEN
+                    -- transient failures (deadlock, serialization, lock timeout, resources, shutdown) abort the
+                    -- round instead: it rolls back and the worker retries it
+                    IF left(state, 2) IN ('40', '53', '57', '58', '08') OR state IN ('55P03', '55006') THEN
                         RAISE;
                     END IF;
                     INSERT INTO countercache.dead_letter (counter_id, target_id, target_uuid, delta, deltas,

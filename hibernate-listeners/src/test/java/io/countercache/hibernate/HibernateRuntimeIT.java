@@ -6,6 +6,7 @@ import io.countercache.spi.CounterDefinition;
 import io.countercache.spi.InstallSql;
 import io.countercache.testing.TestDatabase;
 import io.countercache.testing.TestPostgres;
+import io.micrometer.core.instrument.Metrics;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
 import org.hibernate.jpa.HibernatePersistenceConfiguration;
@@ -141,6 +142,8 @@ class HibernateRuntimeIT {
         try {
             workers = CounterCaches.workers(emf);
             assertThat(workers).singleElement().satisfies(w -> assertThat(w.isRunning()).isTrue());
+            assertThat(Metrics.globalRegistry.find("countercache.queue.depth").tag("worker", "countercache-rollup").gauge())
+                    .as("the worker's queue gauge in Micrometer's global registry").isNotNull();
 
             long id = newPost(emf, "visible", "hidden");
             // a failing eviction would leave the value cached at insert (0) there for good, and these waits time out
@@ -168,6 +171,7 @@ class HibernateRuntimeIT {
             emf.close();
         }
         assertThat(workers.get(0).isRunning()).as("worker after the SessionFactory closed").isFalse();
+        assertThat(Metrics.globalRegistry.find("countercache.queue.depth").gauges()).as("gauges after close").isEmpty();
         assertThatThrownBy(() -> CounterCaches.workers(emf)).isInstanceOf(RuntimeException.class);
     }
 
