@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RollupWorkerFaultsIT {
 
-    private static final String STALL = """
+    static final String STALL = """
             CREATE TABLE stall (since timestamptz NOT NULL DEFAULT now());
             CREATE FUNCTION stall_rollup() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
@@ -32,10 +32,19 @@ class RollupWorkerFaultsIT {
                 RETURN NEW;
             END $$;
             CREATE TRIGGER stall_rollup BEFORE UPDATE ON blog_article FOR EACH ROW EXECUTE FUNCTION stall_rollup();
+            INSERT INTO stall DEFAULT VALUES;
             """;
-    private static final String STALLED_ROUNDS = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+    static final String STALLED_ROUNDS = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
             + " AND query LIKE '%rollup_report%' AND wait_event = 'PgSleep'";
-    private static final int COMMENTS = 300;
+    /** Users, articles and 300 comments, each inserted by a statement of its own, so each queues its own deltas. */
+    static final String COMMENTS_ONE_BY_ONE = """
+            INSERT INTO blog_user (id) SELECT g FROM generate_series(1, 5) g;
+            INSERT INTO blog_article (id) SELECT g FROM generate_series(1, 10) g;
+            DO $$ BEGIN FOR g IN 1..300 LOOP
+                INSERT INTO blog_comment (creator_id, article_id, publish_status, likes)
+                VALUES (1 + g % 5, 1 + g % 10, CASE WHEN g % 3 = 0 THEN 'public' ELSE 'draft' END, g % 4);
+            END LOOP; END $$;
+            """;
 
     private TestDatabase db;
 
@@ -43,13 +52,7 @@ class RollupWorkerFaultsIT {
     void blogWithQueuedDeltas() throws SQLException {
         db = TestPostgres.newDatabase(RollupWorkerFaultsIT.class);
         BlogSchema.create(db);
-        db.execute(STALL + "INSERT INTO blog_user (id) SELECT g FROM generate_series(1, 5) g;"
-                + "INSERT INTO blog_article (id) SELECT g FROM generate_series(1, 10) g;"
-                + "DO $$ BEGIN FOR g IN 1.." + COMMENTS + " LOOP"     // one statement, so one set of deltas, per comment
-                + " INSERT INTO blog_comment (creator_id, article_id, publish_status, likes)"
-                + " VALUES (1 + g % 5, 1 + g % 10, CASE WHEN g % 3 = 0 THEN 'public' ELSE 'draft' END, g % 4);"
-                + " END LOOP; END $$;"
-                + "INSERT INTO stall DEFAULT VALUES");
+        db.execute(STALL + COMMENTS_ONE_BY_ONE);
     }
 
     private RollupWorker.Builder worker() {
