@@ -1,17 +1,28 @@
 package io.countercache;
 
 import java.util.List;
+import java.util.Map;
 
 /**
- * Told, after a rollup round has committed, which target rows of a counter it changed, so that cached copies of
- * those rows (a second-level cache, an HTTP cache) can be evicted. Called on the worker's thread; keep it quick.
+ * Told which target rows a rollup round changed, while its transaction is still open, so that cached copies of those
+ * rows (a second-level cache, an HTTP cache) can be locked before the new values become visible and released after.
+ * Called on the worker's thread; keep it quick. A listener that throws is logged and the round commits anyway.
  */
 @FunctionalInterface
 public interface RollupListener {
 
     /**
-     * @param counterId the counter ({@code countercache.counter.id}, {@link io.countercache.spi.CounterDefinition#id()})
-     * @param targets   the keys of the target rows: {@code Long} for integer and bigint keys, {@code UUID} for uuid keys
+     * The round has applied its deltas and is about to commit.
+     *
+     * @param touched per counter id ({@link io.countercache.spi.CounterDefinition#id()}), the keys of the target rows
+     *                it changed: {@code Long} for integer and bigint keys, {@code UUID} for uuid keys
+     * @return told once the round's transaction has ended, committed or not
      */
-    void rolledUp(int counterId, List<Object> targets);
+    AfterRound applied(Map<Integer, List<Object>> touched);
+
+    /** What a listener does once the round it saw has committed or rolled back. */
+    @FunctionalInterface
+    interface AfterRound {
+        void ended(boolean committed);
+    }
 }

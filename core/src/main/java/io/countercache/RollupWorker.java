@@ -10,9 +10,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -241,20 +242,65 @@ public final class RollupWorker implements AutoCloseable {
         }
     }
 
-    /** One round, one transaction (auto-commit); after it commits the listener hears which targets changed. */
+    /**
+     * One round, one transaction. Without a listener it runs in auto-commit; with one, the listener hears which
+     * targets changed between the rollup and the commit, and again once the transaction has ended.
+     */
     private long round(Connection c) throws SQLException {
+        if (listener == null) {
+            return applied(execute(c, null));
+        }
+        Map<Integer, List<Object>> touched = new HashMap<>();
+        RollupListener.AfterRound after = null;
+        boolean committed = false;
+        c.setAutoCommit(false);
+        try {
+            long consumed = execute(c, touched);
+            if (!touched.isEmpty()) {
+                after = tell(touched);
+            }
+            c.commit();
+            committed = true;
+            return applied(consumed);
+        } finally {
+            if (!committed) {
+                rollbackQuietly(c);
+            }
+            if (after != null) {
+                try {
+                    after.ended(committed);
+                } catch (RuntimeException e) {
+                    log.warn("{}: rollup listener failed after the round ended: {}", name, e.toString());
+                }
+            }
+            if (committed) {
+                c.setAutoCommit(true);
+            }
+        }
+    }
+
+    private RollupListener.AfterRound tell(Map<Integer, List<Object>> touched) {
+        try {
+            return listener.applied(touched);
+        } catch (RuntimeException e) {
+            log.warn("{}: rollup listener failed; the round commits without it: {}", name, e.toString());
+            return null;
+        }
+    }
+
+    /** Runs {@code rollup_report}; collects the touched keys per counter when {@code touched} is given. */
+    private long execute(Connection c, Map<Integer, List<Object>> touched) throws SQLException {
         long consumed = 0;
-        List<Object[]> touched = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement(ROUND)) {
             ps.setInt(1, batchSize);
             inFlight = ps;
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     consumed += rs.getLong(2);
-                    if (listener != null) {
+                    if (touched != null) {
                         Array keys = rs.getArray(3) != null ? rs.getArray(3) : rs.getArray(4);
                         if (keys != null) {
-                            touched.add(new Object[] {rs.getInt(1), keys.getArray()});
+                            touched.put(rs.getInt(1), Arrays.asList((Object[]) keys.getArray()));
                         }
                     }
                 }
@@ -262,15 +308,20 @@ public final class RollupWorker implements AutoCloseable {
                 inFlight = null;
             }
         }
-        applied.addAndGet(consumed);
-        for (Object[] t : touched) {
-            try {
-                listener.rolledUp((Integer) t[0], Arrays.asList((Object[]) t[1]));
-            } catch (RuntimeException e) {
-                log.warn("{}: rollup listener failed for counter {}: {}", name, t[0], e.toString());
-            }
-        }
         return consumed;
+    }
+
+    private long applied(long consumed) {
+        applied.addAndGet(consumed);
+        return consumed;
+    }
+
+    private static void rollbackQuietly(Connection c) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            // the connection is gone, and with it the transaction
+        }
     }
 
     /** The SQLState and the first line of the message: the context PostgreSQL appends is noise in a log line. */
@@ -338,7 +389,7 @@ public final class RollupWorker implements AutoCloseable {
             return this;
         }
 
-        /** Told after each committed round which targets changed, for cache eviction. Default: none. */
+        /** Told which targets each round changed, before and after it commits, for caches. Default: none. */
         public Builder listener(RollupListener listener) {
             this.listener = listener;
             return this;

@@ -40,8 +40,9 @@ public final class CounterCacheSettings {
     public static final String WORKER_SHUTDOWN_TIMEOUT = "countercache.worker.shutdown_timeout";
 
     /**
-     * Evict second-level cache entries of the target rows an in-process worker changed, after each round commits.
-     * Default: {@code true}. Has no effect on entities that are not cached.
+     * Keep the second-level cache in step with in-process workers: soft-lock the cache entries of the target rows a
+     * round changed before it commits and release them after (for {@code nonstrict-read-write}, evict them). Default:
+     * {@code true}. Has no effect on entities that are not cached.
      */
     public static final String CACHE_EVICT = "countercache.cache.evict";
 

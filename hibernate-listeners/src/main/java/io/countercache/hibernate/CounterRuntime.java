@@ -8,7 +8,11 @@ import io.countercache.spi.CounterDefinition;
 import io.countercache.spi.KeyType;
 import org.hibernate.SessionFactory;
 import org.hibernate.SessionFactoryObserver;
+import org.hibernate.cache.spi.access.EntityDataAccess;
+import org.hibernate.cache.spi.access.SoftLock;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
+import org.hibernate.engine.spi.SharedSessionContractImplementor;
+import org.hibernate.persister.entity.EntityPersister;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,10 +22,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * What countercache keeps for one SessionFactory: its counters by entity and field, and its in-process workers,
@@ -30,7 +30,6 @@ import java.util.concurrent.TimeUnit;
 final class CounterRuntime implements SessionFactoryObserver {
 
     private static final Logger log = LoggerFactory.getLogger(CounterRuntime.class);
-    static final Duration EVICT_AGAIN_AFTER = Duration.ofSeconds(1);
 
     /** Where a counter's rows live in the entity model: for exact reads and cache eviction. */
     private record Target(String entityName, KeyType keyType) {
@@ -43,11 +42,6 @@ final class CounterRuntime implements SessionFactoryObserver {
     private final Map<Integer, Target> byId = new HashMap<>();
     private final transient List<RollupWorker> workers = new ArrayList<>();
     private final transient List<AutoCloseable> meters = new ArrayList<>();
-    private final transient ScheduledExecutorService evictAgain = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "countercache-evict");
-        t.setDaemon(true);
-        return t;
-    });
 
     CounterRuntime(SessionFactoryImplementor factory, List<CounterModel.Declared> counters, Map<String, Object> settings,
                    HibernateConnections connections) {
@@ -81,7 +75,7 @@ final class CounterRuntime implements SessionFactoryObserver {
             return;
         }
         int threads = number(CounterCacheSettings.WORKER_THREADS, 1);
-        RollupListener evict = bool(CounterCacheSettings.CACHE_EVICT, true) ? this::evict : null;
+        RollupListener cache = bool(CounterCacheSettings.CACHE_EVICT, true) && cachesTargets() ? this::lockCached : null;
         for (int i = 1; i <= threads; i++) {
             RollupWorker worker = RollupWorker.builder(connections)
                     .name(threads == 1 ? "countercache-rollup" : "countercache-rollup-" + i)
@@ -89,7 +83,7 @@ final class CounterRuntime implements SessionFactoryObserver {
                     .pollInterval(Duration.ofMillis(number(CounterCacheSettings.WORKER_POLL_INTERVAL, 200)))
                     .maxBackoff(Duration.ofMillis(number(CounterCacheSettings.WORKER_MAX_BACKOFF, 30_000)))
                     .shutdownTimeout(Duration.ofMillis(number(CounterCacheSettings.WORKER_SHUTDOWN_TIMEOUT, 30_000)))
-                    .listener(evict)
+                    .listener(cache)
                     .build();
             workers.add(worker.start());
             if (bool(CounterCacheSettings.METRICS, true) && micrometerPresent()) {
@@ -101,7 +95,6 @@ final class CounterRuntime implements SessionFactoryObserver {
     @Override
     public void sessionFactoryClosing(SessionFactory sessionFactory) {
         workers.forEach(RollupWorker::close);
-        evictAgain.shutdownNow();
         for (AutoCloseable m : meters) {
             try {
                 m.close();
@@ -118,24 +111,50 @@ final class CounterRuntime implements SessionFactoryObserver {
     }
 
     /**
-     * After a round commits: drop cached copies of the rows it changed, and drop them once more a second later. The
-     * second eviction catches a copy that a transaction which read the row before the rollup committed puts into the
-     * cache just after the first eviction (Hibernate caches an inserted or updated entity after its commit).
+     * Before a round commits, soft-lock the cached copies of the rows it changed, the way Hibernate locks an entity it
+     * updates; release them once the round has ended. While locked, readers go to the database and nothing may put
+     * the entry back; on release, the cache refuses any copy read before it (a load that started earlier, or an
+     * insert or update by a transaction that saw the row before this round). With {@code read-write} caching the
+     * cache therefore never serves a counter older than the last round; {@code nonstrict-read-write} evicts on
+     * release, with that strategy's usual small window.
      */
-    private void evict(int counterId, List<Object> keys) {
-        Target target = byId.get(counterId);
-        if (target == null || !factory.getMappingMetamodel().getEntityDescriptor(target.entityName()).canWriteToCache()) {
-            return;
-        }
-        List<Object> ids = keys.stream()
-                .map(k -> target.keyType() == KeyType.INTEGER ? (Object) ((Long) k).intValue() : k).toList();
-        Runnable evict = () -> ids.forEach(id -> factory.getCache().evictEntityData(target.entityName(), id));
-        evict.run();
+    private RollupListener.AfterRound lockCached(Map<Integer, List<Object>> touched) {
+        List<Runnable> unlocks = new ArrayList<>();
+        SharedSessionContractImplementor session = factory.openTemporarySession();
         try {
-            evictAgain.schedule(evict, EVICT_AGAIN_AFTER.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            // the factory is closing: its cache goes with it
+            touched.forEach((counterId, keys) -> {
+                Target target = byId.get(counterId);
+                EntityPersister persister = target == null ? null
+                        : factory.getMappingMetamodel().getEntityDescriptor(target.entityName());
+                if (persister == null || !persister.canWriteToCache()) {
+                    return;
+                }
+                EntityDataAccess access = persister.getCacheAccessStrategy();
+                for (Object key : keys) {
+                    Object id = target.keyType() == KeyType.INTEGER ? (Object) ((Long) key).intValue() : key;
+                    Object cacheKey = access.generateCacheKey(id, persister, factory, null);
+                    SoftLock lock = access.lockItem(session, cacheKey, null);
+                    unlocks.add(() -> access.unlockItem(session, cacheKey, lock));
+                }
+            });
+        } catch (RuntimeException e) {
+            unlocks.forEach(Runnable::run);
+            session.close();
+            throw e;
         }
+        return committed -> {
+            try {
+                unlocks.forEach(Runnable::run);
+            } finally {
+                session.close();
+            }
+        };
+    }
+
+    /** Whether any target entity is in the second-level cache; if none is, rounds need no listener. */
+    private boolean cachesTargets() {
+        return byId.values().stream().map(Target::entityName).distinct()
+                .anyMatch(name -> factory.getMappingMetamodel().getEntityDescriptor(name).canWriteToCache());
     }
 
     private boolean bool(String key, boolean otherwise) {
