@@ -94,23 +94,48 @@ class RollupWorkerFaultsIT {
         BlogSchema.assertExactAfterRollup(db);
     }
 
-    @Test
-    void aStatementTimeoutIsRetriedWithBackoffUntilTheRoundFits() throws Exception {
-        ConnectionSource withTimeout = () -> {
+    /** A worker whose connections carry a session setting (a timeout). */
+    private RollupWorker.Builder workerWith(String setting) {
+        ConnectionSource connections = () -> {
             Connection c = db.dataSource().getConnection();
             try (Statement st = c.createStatement()) {
-                st.execute("SET statement_timeout = '300ms'");
+                st.execute(setting);
             }
             return c;
         };
-        try (RollupWorker w = RollupWorker.builder(withTimeout).name("timeout").batchSize(100)
-                .pollInterval(Duration.ofMillis(10)).maxBackoff(Duration.ofMillis(200)).build().start()) {
+        return RollupWorker.builder(connections).name("timeout").batchSize(100)
+                .pollInterval(Duration.ofMillis(10)).maxBackoff(Duration.ofMillis(200));
+    }
+
+    @Test
+    void aStatementTimeoutIsRetriedWithBackoffUntilTheRoundFits() throws Exception {
+        try (RollupWorker w = workerWith("SET statement_timeout = '300ms'").build().start()) {
             until("two timed-out rounds", () -> w.failures() >= 2);
             assertThat(w.metrics().lastError()).startsWith("SQLState 57014");
             assertThat(w.appliedDeltas()).isZero();
             db.execute("DELETE FROM stall");
             until("the queue to drain", () -> queued() == 0);
         }
+        BlogSchema.assertExactAfterRollup(db);
+    }
+
+    @Test
+    void aLockTimeoutOnATargetTableIsRetriedNotDeadLettered() throws Exception {
+        db.execute("DELETE FROM stall");
+        long before = queued();
+        try (Connection holder = db.dataSource().getConnection(); Statement st = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            st.execute("LOCK TABLE blog_article IN ACCESS EXCLUSIVE MODE");   // as an ALTER TABLE would
+            try (RollupWorker w = workerWith("SET lock_timeout = '200ms'").build().start()) {
+                until("two rounds that timed out on the lock", () -> w.failures() >= 2);
+                assertThat(w.metrics().lastError()).startsWith("SQLState 55P03");
+                assertThat(queued()).as("deltas queued while the table is locked").isEqualTo(before);
+                assertThat(db.queryLong("SELECT count(*) FROM countercache.dead_letter")).as("dead letters").isZero();
+                holder.commit();
+                until("the queue to drain", () -> queued() == 0);
+            }
+        }
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.dead_letter")).isZero();
         BlogSchema.assertExactAfterRollup(db);
     }
 
