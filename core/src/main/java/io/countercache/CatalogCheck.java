@@ -1,6 +1,7 @@
 package io.countercache;
 
 import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.InstallSql;
 import io.countercache.spi.TableName;
 
 import java.sql.Connection;
@@ -46,6 +47,12 @@ public final class CatalogCheck {
         if (!installed(c)) {
             problems.add("countercache is not installed in this database (there is no countercache.counter table)");
             return problems;
+        }
+        String version = schemaVersion(c);
+        if (!InstallSql.schemaVersion().equals(version)) {
+            problems.add("the countercache schema in the database is " + (version == null ? "from an older release"
+                    : "version " + version) + ", this library's is version " + InstallSql.schemaVersion()
+                    + ": its functions may not match this worker");
         }
         Map<Integer, Installed> catalog = catalog(c);
         for (CounterDefinition d : declared) {
@@ -104,6 +111,23 @@ public final class CatalogCheck {
              ResultSet rs = ps.executeQuery()) {
             rs.next();
             return rs.getBoolean(1);
+        }
+    }
+
+    /** What {@code countercache.schema_version()} returns, or null when the installed schema predates it. */
+    private static String schemaVersion(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "SELECT pg_catalog.to_regprocedure('countercache.schema_version()') IS NOT NULL");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            if (!rs.getBoolean(1)) {
+                return null;
+            }
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT countercache.schema_version()");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getString(1);
         }
     }
 

@@ -6,7 +6,8 @@ import java.util.Map;
 /**
  * Told which target rows a rollup round changed, while its transaction is still open, so that cached copies of those
  * rows (a second-level cache, an HTTP cache) can be locked before the new values become visible and released after.
- * Called on the worker's thread; keep it quick. A listener that throws is logged and the round commits anyway.
+ * Called on the worker's thread; keep it quick. If {@link #applied} throws, the round rolls back and is retried with
+ * the worker's backoff, as for a database failure: a cache that cannot be kept right holds the counters back.
  */
 @FunctionalInterface
 public interface RollupListener {

@@ -11,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,9 +52,10 @@ public final class RollupWorker implements AutoCloseable {
     private final long builtAt = System.nanoTime();
     private final Object wake = new Object();
     private volatile boolean running;
-    private volatile PreparedStatement inFlight;
+    private volatile PreparedStatement inFlight;           // the worker thread's rollup statement, for cancel
+    private volatile Connection inFlightConnection;        // the worker thread's connection, for abort
     private volatile String lastError;
-    private Thread thread;
+    private volatile Thread thread;
 
     private RollupWorker(Builder b) {
         this.connections = b.connections;
@@ -108,7 +110,7 @@ public final class RollupWorker implements AutoCloseable {
         return this;
     }
 
-    /** Whether the worker thread is alive: started, not closed, and not killed by an {@link Error}. */
+    /** Whether the worker thread is alive: started, and neither stopped by close() nor killed by an {@link Error}. */
     public synchronized boolean isRunning() {
         return thread != null && thread.isAlive();
     }
@@ -163,36 +165,78 @@ public final class RollupWorker implements AutoCloseable {
 
     /**
      * Stops the worker. The round in progress may commit within the shutdown timeout; after that it is cancelled,
-     * which rolls it back and leaves its deltas in the queue for the next worker. Either way nothing is lost.
+     * which rolls it back and leaves its deltas in the queue for the next worker. Either way nothing is lost. If the
+     * thread is stuck outside the rollup statement (getting a connection, committing), its connection is aborted.
      */
     @Override
     public void close() {
-        Thread t;
+        closeAll(List.of(this));
+    }
+
+    /** Closes several workers: all stop taking rounds at once, then each is awaited as {@link #close()} does. */
+    public static void closeAll(Collection<RollupWorker> workers) {
+        List<Thread> threads = workers.stream().map(RollupWorker::signalStop).toList();
+        int i = 0;
+        for (RollupWorker w : workers) {
+            Thread t = threads.get(i++);
+            if (t != null) {
+                w.awaitStop(t);
+            }
+        }
+    }
+
+    /** Stops further rounds and wakes a sleeping worker; returns its thread, or null if it was not running. */
+    private Thread signalStop() {
         synchronized (this) {
-            t = thread;
-            if (t == null || !running) {
-                return;
+            if (thread == null || !running) {
+                return null;
             }
             running = false;
         }
         synchronized (wake) {
             wake.notifyAll();
         }
+        return thread;
+    }
+
+    private void awaitStop(Thread t) {
+        long millis = Math.max(1, shutdownTimeout.toMillis());
         try {
-            t.join(shutdownTimeout.toMillis());
-            PreparedStatement round = inFlight;
-            if (t.isAlive() && round != null) {
+            t.join(millis);
+            if (t.isAlive()) {
                 log.warn("{}: the round in progress did not finish within {} ms; cancelling it, its deltas stay queued",
-                        name, shutdownTimeout.toMillis());
-                round.cancel();
-                t.join(shutdownTimeout.toMillis());
+                        name, millis);
+                cancelRound();
+                t.join(millis);
+            }
+            Connection c = inFlightConnection;
+            if (t.isAlive() && c != null) {
+                log.warn("{}: still busy after the cancel; aborting its connection", name);
+                c.abort(Runnable::run);
+                t.join(millis);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (SQLException e) {
-            log.warn("{}: could not cancel the round in progress: {}", name, e.toString());
+            log.warn("{}: could not abort its connection: {}", name, e.toString());
         }
-        log.info("{} stopped after applying {} deltas", name, applied.get());
+        if (t.isAlive()) {
+            log.error("{}: the worker thread did not stop; its open round, if any, rolls back when its connection closes",
+                    name);
+        } else {
+            log.info("{} stopped after applying {} deltas", name, applied.get());
+        }
+    }
+
+    private void cancelRound() {
+        PreparedStatement round = inFlight;
+        if (round != null) {
+            try {
+                round.cancel();
+            } catch (SQLException e) {
+                log.warn("{}: could not cancel the round in progress: {}", name, e.toString());
+            }
+        }
     }
 
     private void run() {
@@ -232,12 +276,14 @@ public final class RollupWorker implements AutoCloseable {
     /** Holds one connection while full batches keep coming; a short round means the queue is (nearly) empty. */
     private void roundsUntilDry() throws SQLException {
         Connection c = connections.open();
+        inFlightConnection = c;
         try {
             c.setAutoCommit(true);
             while (running && round(c) >= batchSize) {
                 // a full batch: there is probably more
             }
         } finally {
+            inFlightConnection = null;
             connections.release(c);
         }
     }
@@ -257,7 +303,7 @@ public final class RollupWorker implements AutoCloseable {
         try {
             long consumed = execute(c, touched);
             if (!touched.isEmpty()) {
-                after = tell(touched);
+                after = listener.applied(touched);   // if it throws, the round rolls back and is retried
             }
             c.commit();
             committed = true;
@@ -274,17 +320,12 @@ public final class RollupWorker implements AutoCloseable {
                 }
             }
             if (committed) {
-                c.setAutoCommit(true);
+                try {
+                    c.setAutoCommit(true);
+                } catch (SQLException e) {
+                    // the round is committed; a broken connection shows in the next round
+                }
             }
-        }
-    }
-
-    private RollupListener.AfterRound tell(Map<Integer, List<Object>> touched) {
-        try {
-            return listener.applied(touched);
-        } catch (RuntimeException e) {
-            log.warn("{}: rollup listener failed; the round commits without it: {}", name, e.toString());
-            return null;
         }
     }
 
@@ -293,7 +334,10 @@ public final class RollupWorker implements AutoCloseable {
         long consumed = 0;
         try (PreparedStatement ps = c.prepareStatement(ROUND)) {
             ps.setInt(1, batchSize);
-            inFlight = ps;
+            boolean own = Thread.currentThread() == thread;   // drain() runs on the caller's thread
+            if (own) {
+                inFlight = ps;
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     consumed += rs.getLong(2);
@@ -305,7 +349,9 @@ public final class RollupWorker implements AutoCloseable {
                     }
                 }
             } finally {
-                inFlight = null;
+                if (own) {
+                    inFlight = null;
+                }
             }
         }
         return consumed;
@@ -377,7 +423,10 @@ public final class RollupWorker implements AutoCloseable {
             return this;
         }
 
-        /** How long {@link #close()} lets the round in progress run before cancelling it. Default: 30 s. */
+        /**
+         * How long {@link #close()} lets the round in progress run before cancelling it, and then waits for the cancel
+         * to take before aborting the connection. Zero cancels at once. Default: 30 s.
+         */
         public Builder shutdownTimeout(Duration shutdownTimeout) {
             this.shutdownTimeout = Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");
             return this;

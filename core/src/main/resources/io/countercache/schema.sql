@@ -322,8 +322,9 @@ BEGIN
     LOOP
         counter_id := b.counter_id;
         consumed := b.n;
-        target_ids := b.ids;
-        target_uuids := b.uuids;
+        -- array_agg keeps NULLs: report only the column that holds this counter's keys
+        target_ids := CASE WHEN b.key_type = 'uuid' THEN NULL ELSE b.ids END;
+        target_uuids := CASE WHEN b.key_type = 'uuid' THEN b.uuids END;
         IF NOT b.installed OR b.deltas IS NULL THEN
             RETURN NEXT;
             CONTINUE;

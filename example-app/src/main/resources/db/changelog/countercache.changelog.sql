@@ -329,8 +329,9 @@ BEGIN
     LOOP
         counter_id := b.counter_id;
         consumed := b.n;
-        target_ids := b.ids;
-        target_uuids := b.uuids;
+        -- array_agg keeps NULLs: report only the column that holds this counter's keys
+        target_ids := CASE WHEN b.key_type = 'uuid' THEN NULL ELSE b.ids END;
+        target_uuids := CASE WHEN b.key_type = 'uuid' THEN b.uuids END;
         IF NOT b.installed OR b.deltas IS NULL THEN
             RETURN NEXT;
             CONTINUE;
@@ -395,6 +396,13 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT coalesce(sum(r.consumed), 0)::bigint FROM countercache.rollup_report(max_deltas) r
 $fn$;
+
+-- Which schema.sql this is, so that a boot check can tell an installation made by another version.
+CREATE OR REPLACE FUNCTION countercache.schema_version()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$ SELECT '5a0248efa7c53d22' $fn$;
 
 -- changeset countercache:countercache-source-public.blog_comment runOnChange:true splitStatements:false
 -- comment: counters fed by public.blog_comment: Article.totalComments, Article.totalPublicComments, User.totalPublicComments

@@ -81,13 +81,13 @@ public final class RollupWorkerMeters implements MeterBinder, AutoCloseable {
 
     private synchronized RollupMetrics snapshot() {
         long now = System.nanoTime();
-        if (last == null || now - readAt > REFRESH_NANOS) {
+        if (readAt == 0 || now - readAt > REFRESH_NANOS) {
+            readAt = now;   // a failed read is not retried before the next refresh either
             try {
                 last = worker.metrics();
             } catch (RuntimeException e) {
-                return null;   // the database is unreachable: report NaN, the failure counter tells why
+                last = null;   // the database is unreachable: the gauges report NaN until it answers again
             }
-            readAt = now;
         }
         return last;
     }

@@ -7,9 +7,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -68,6 +71,23 @@ public final class InstallSql {
 
     /** The countercache schema itself (idempotent). */
     public static String schema() {
+        String sql = schemaFile();
+        return sql + "\n-- Which schema.sql this is, so that a boot check can tell an installation made by another version.\n"
+                + "CREATE OR REPLACE FUNCTION countercache.schema_version()\nRETURNS text\nLANGUAGE sql IMMUTABLE\n"
+                + "SET search_path = pg_catalog, pg_temp\nAS $fn$ SELECT " + literal(schemaVersion()) + " $fn$;\n";
+    }
+
+    /** A digest of this library's schema.sql; {@code countercache.schema_version()} returns it once installed. */
+    public static String schemaVersion() {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(schemaFile().getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+
+    private static String schemaFile() {
         try (InputStream in = InstallSql.class.getResourceAsStream("/io/countercache/schema.sql")) {
             if (in == null) {
                 throw new IllegalStateException("io/countercache/schema.sql is missing from the countercache-core jar");

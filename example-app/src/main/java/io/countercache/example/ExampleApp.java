@@ -111,7 +111,7 @@ public final class ExampleApp {
             workload.runPlainSql();
             long pending = queued(dataSource);
             Map<Long, Long> exact = exactPublicComments(emf);
-            long drained = RollupWorker.builder(dataSource).name("drain").build().drain();
+            long drained = drainCompletely(dataSource);
             List<RollupWorker> workers = CounterCaches.workers(emf);
             long byWorkers = workers.stream().mapToLong(RollupWorker::appliedDeltas).sum();
             System.out.printf(Locale.ROOT, "Rollup: the in-process workers applied %,d deltas and the final drain %,d"
@@ -125,6 +125,20 @@ public final class ExampleApp {
         } finally {
             emf.close();
         }
+    }
+
+    /**
+     * Rolls up until the queue is empty. A drain skips deltas that a worker's round has claimed and not committed yet,
+     * so it is repeated until those rounds have committed too.
+     */
+    private static long drainCompletely(DataSource dataSource) throws SQLException, InterruptedException {
+        RollupWorker drainer = RollupWorker.builder(dataSource).name("drain").build();
+        long drained = drainer.drain();
+        while (queued(dataSource) > 0) {
+            Thread.sleep(20);
+            drained += drainer.drain();
+        }
+        return drained;
     }
 
     /** Every article's public-comment count, column plus pending deltas, in one query. */

@@ -17,6 +17,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -50,8 +51,7 @@ public final class CounterCacheIntegrator implements Integrator {
             c.property().setValueGeneratorCreator(context -> new CounterColumnGenerator());
         }
         Map<String, Object> settings = sessionFactory.getProperties();
-        HibernateConnections connections = new HibernateConnections(
-                sessionFactory.getServiceRegistry().requireService(ConnectionProvider.class));
+        Supplier<HibernateConnections> connections = () -> connections(sessionFactory);
         validate(metadata, counters, settings, connections);
         CounterRuntime runtime = new CounterRuntime(sessionFactory, counters, settings, connections);
         CounterCaches.register(sessionFactory, runtime);
@@ -60,8 +60,19 @@ public final class CounterCacheIntegrator implements Integrator {
                 counters.stream().map(c -> c.definition().declaredBy()).toList());
     }
 
+    /** Hibernate's own connections; looked up only when needed, since a multi-tenant unit has no single provider. */
+    private static HibernateConnections connections(SessionFactoryImplementor sessionFactory) {
+        ConnectionProvider provider = sessionFactory.getServiceRegistry().getService(ConnectionProvider.class);
+        if (provider == null) {
+            throw new CounterCacheException("countercache: this SessionFactory has no ConnectionProvider (multi-tenant?);"
+                    + " set " + CounterCacheSettings.VALIDATION + "=none and " + CounterCacheSettings.WORKER_ENABLED
+                    + "=false, and run RollupWorker on a DataSource of your own");
+        }
+        return new HibernateConnections(provider);
+    }
+
     private static void validate(Metadata metadata, List<CounterModel.Declared> counters, Map<String, Object> settings,
-                                 HibernateConnections connections) {
+                                 Supplier<HibernateConnections> connectionSource) {
         String mode = String.valueOf(settings.getOrDefault(CounterCacheSettings.VALIDATION, "fail")).trim()
                 .toLowerCase(Locale.ROOT);
         if (!List.of("fail", "warn", "none").contains(mode)) {
@@ -73,6 +84,7 @@ public final class CounterCacheIntegrator implements Integrator {
         }
         List<CounterDefinition> declared = counters.stream().map(CounterModel.Declared::definition).toList();
         List<String> problems;
+        HibernateConnections connections = connectionSource.get();
         try {
             Connection c = connections.open();
             try {

@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * What countercache keeps for one SessionFactory: its counters by entity and field, and its in-process workers,
@@ -36,7 +37,7 @@ final class CounterRuntime implements SessionFactoryObserver {
     }
 
     private final transient SessionFactoryImplementor factory;
-    private final transient HibernateConnections connections;
+    private final transient Supplier<HibernateConnections> connections;
     private final Map<String, Object> settings;
     private final Map<String, CounterDefinition> byField = new HashMap<>();
     private final Map<Integer, Target> byId = new HashMap<>();
@@ -44,7 +45,7 @@ final class CounterRuntime implements SessionFactoryObserver {
     private final transient List<AutoCloseable> meters = new ArrayList<>();
 
     CounterRuntime(SessionFactoryImplementor factory, List<CounterModel.Declared> counters, Map<String, Object> settings,
-                   HibernateConnections connections) {
+                   Supplier<HibernateConnections> connections) {
         this.factory = factory;
         this.settings = settings;
         this.connections = connections;
@@ -77,8 +78,8 @@ final class CounterRuntime implements SessionFactoryObserver {
         int threads = number(CounterCacheSettings.WORKER_THREADS, 1);
         RollupListener cache = bool(CounterCacheSettings.CACHE_EVICT, true) && cachesTargets() ? this::lockCached : null;
         for (int i = 1; i <= threads; i++) {
-            RollupWorker worker = RollupWorker.builder(connections)
-                    .name(threads == 1 ? "countercache-rollup" : "countercache-rollup-" + i)
+            RollupWorker worker = RollupWorker.builder(connections.get())
+                    .name(workerName(i, threads))
                     .batchSize(number(CounterCacheSettings.WORKER_BATCH_SIZE, 10_000))
                     .pollInterval(Duration.ofMillis(number(CounterCacheSettings.WORKER_POLL_INTERVAL, 200)))
                     .maxBackoff(Duration.ofMillis(number(CounterCacheSettings.WORKER_MAX_BACKOFF, 30_000)))
@@ -94,7 +95,7 @@ final class CounterRuntime implements SessionFactoryObserver {
 
     @Override
     public void sessionFactoryClosing(SessionFactory sessionFactory) {
-        workers.forEach(RollupWorker::close);
+        RollupWorker.closeAll(workers);
         for (AutoCloseable m : meters) {
             try {
                 m.close();
@@ -119,8 +120,21 @@ final class CounterRuntime implements SessionFactoryObserver {
      * release, with that strategy's usual small window.
      */
     private RollupListener.AfterRound lockCached(Map<Integer, List<Object>> touched) {
-        List<Runnable> unlocks = new ArrayList<>();
+        List<Runnable> releases = new ArrayList<>();
         SharedSessionContractImplementor session = factory.openTemporarySession();
+        RollupListener.AfterRound release = committed -> {
+            try {
+                for (Runnable r : releases) {
+                    try {
+                        r.run();
+                    } catch (RuntimeException e) {
+                        log.warn("countercache: releasing a second-level cache lock failed: {}", e.toString());
+                    }
+                }
+            } finally {
+                session.close();
+            }
+        };
         try {
             touched.forEach((counterId, keys) -> {
                 Target target = byId.get(counterId);
@@ -130,25 +144,32 @@ final class CounterRuntime implements SessionFactoryObserver {
                     return;
                 }
                 EntityDataAccess access = persister.getCacheAccessStrategy();
+                boolean versioned = persister.isVersioned();
                 for (Object key : keys) {
                     Object id = target.keyType() == KeyType.INTEGER ? (Object) ((Long) key).intValue() : key;
                     Object cacheKey = access.generateCacheKey(id, persister, factory, null);
                     SoftLock lock = access.lockItem(session, cacheKey, null);
-                    unlocks.add(() -> access.unlockItem(session, cacheKey, lock));
+                    releases.add(() -> {
+                        access.unlockItem(session, cacheKey, lock);
+                        if (versioned) {
+                            // the rollup does not bump @Version, so the released lock would refuse the next load's
+                            // put (same version) until it times out: drop it so the entity is cached again
+                            access.evict(cacheKey);
+                        }
+                    });
                 }
             });
         } catch (RuntimeException e) {
-            unlocks.forEach(Runnable::run);
-            session.close();
+            release.ended(false);
             throw e;
         }
-        return committed -> {
-            try {
-                unlocks.forEach(Runnable::run);
-            } finally {
-                session.close();
-            }
-        };
+        return release;
+    }
+
+    /** {@code countercache-rollup}, plus the persistence unit's name and the worker's number when there are several. */
+    private String workerName(int i, int threads) {
+        String unit = factory.getName();
+        return "countercache-rollup" + (unit == null || unit.isBlank() ? "" : "-" + unit) + (threads == 1 ? "" : "-" + i);
     }
 
     /** Whether any target entity is in the second-level cache; if none is, rounds need no listener. */

@@ -105,11 +105,14 @@ class HibernateRuntimeIT {
 
         boot(db, Map.of(CounterCacheSettings.VALIDATION, "warn")).close();   // boots, and says so in the log
         db.execute("DROP TRIGGER countercache_delete ON remark;"
-                + "DELETE FROM countercache.counter WHERE name = 'public.Posts.totalscore'");
+                + "DELETE FROM countercache.counter WHERE name = 'public.Posts.totalscore';"
+                + "CREATE OR REPLACE FUNCTION countercache.schema_version() RETURNS text LANGUAGE sql AS $$ SELECT '0ld' $$");
         assertThatThrownBy(() -> boot(db, Map.of()))
                 .rootCause()
                 .hasMessageContaining("Post.totalScore: not installed (countercache.counter has no public.Posts.totalscore)")
-                .hasMessageContaining("public.remark: 3 of its 4 capture triggers are installed and enabled");
+                .hasMessageContaining("public.remark: 3 of its 4 capture triggers are installed and enabled")
+                .hasMessageContaining("the countercache schema in the database is version 0ld, this library's is version "
+                        + InstallSql.schemaVersion());
     }
 
     @Test
@@ -142,7 +145,7 @@ class HibernateRuntimeIT {
         try {
             workers = CounterCaches.workers(emf);
             assertThat(workers).singleElement().satisfies(w -> assertThat(w.isRunning()).isTrue());
-            assertThat(Metrics.globalRegistry.find("countercache.queue.depth").tag("worker", "countercache-rollup").gauge())
+            assertThat(Metrics.globalRegistry.find("countercache.queue.depth").tag("worker", workers.get(0).name()).gauge())
                     .as("the worker's queue gauge in Micrometer's global registry").isNotNull();
 
             long id = newPost(emf, "visible", "hidden");
