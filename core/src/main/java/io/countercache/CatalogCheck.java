@@ -107,27 +107,29 @@ public final class CatalogCheck {
     }
 
     private static boolean installed(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.to_regclass('countercache.counter') IS NOT NULL");
-             ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getBoolean(1);
-        }
+        return (Boolean) single(c, "SELECT pg_catalog.to_regclass('countercache.counter') IS NOT NULL");
     }
 
     /** What {@code countercache.schema_version()} returns, or null when the installed schema predates it. */
     private static String schemaVersion(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                "SELECT pg_catalog.to_regprocedure('countercache.schema_version()') IS NOT NULL");
-             ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            if (!rs.getBoolean(1)) {
-                return null;
+        boolean exists = (Boolean) single(c, "SELECT pg_catalog.to_regprocedure('countercache.schema_version()') IS NOT NULL");
+        return exists ? (String) single(c, "SELECT countercache.schema_version()") : null;
+    }
+
+    private static long triggers(Connection c, TableName table) throws SQLException {
+        return ((Number) single(c, TRIGGERS, table.schema(), table.table())).longValue();
+    }
+
+    /** The one value of a one-row, one-column query, with text parameters bound in order. */
+    private static Object single(Connection c, String sql, String... params) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setString(i + 1, params[i]);
             }
-        }
-        try (PreparedStatement ps = c.prepareStatement("SELECT countercache.schema_version()");
-             ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getString(1);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getObject(1);
+            }
         }
     }
 
@@ -147,16 +149,5 @@ public final class CatalogCheck {
             }
         }
         return rows;
-    }
-
-    private static long triggers(Connection c, TableName table) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(TRIGGERS)) {
-            ps.setString(1, table.schema());
-            ps.setString(2, table.table());
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
     }
 }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongPredicate;
 
 /**
  * Folds the delta queue into the counter columns by calling {@code countercache.rollup_report(batchSize)} on a
@@ -118,17 +119,7 @@ public final class RollupWorker implements AutoCloseable {
     /** Rolls up on the calling thread until a round consumes nothing; returns the deltas consumed. */
     public long drain() {
         try {
-            Connection c = connections.open();
-            try {
-                c.setAutoCommit(true);
-                long total = 0;
-                for (long n; (n = round(c)) > 0; ) {
-                    total += n;
-                }
-                return total;
-            } finally {
-                connections.release(c);
-            }
+            return rounds(n -> n > 0);
         } catch (SQLException e) {
             throw new CounterCacheException(name + ": rollup failed (SQLState " + e.getSQLState() + ")", e);
         }
@@ -246,7 +237,7 @@ public final class RollupWorker implements AutoCloseable {
         try {
             while (running) {
                 try {
-                    roundsUntilDry();
+                    rounds(n -> running && n >= batchSize);   // a full batch: there is probably more
                     if (streakFailures > 0) {
                         log.info("{}: rollup resumed after {} failed attempts over {} ms", name, streakFailures,
                                 (System.nanoTime() - streakStarted) / 1_000_000);
@@ -273,24 +264,36 @@ public final class RollupWorker implements AutoCloseable {
         }
     }
 
-    /** Holds one connection while full batches keep coming; a short round means the queue is (nearly) empty. */
-    private void roundsUntilDry() throws SQLException {
+    /**
+     * Runs rounds on one connection for as long as {@code goOn} says of the last round's count; returns the total.
+     * Without a listener the connection is in auto-commit; with one, each round commits explicitly.
+     */
+    private long rounds(LongPredicate goOn) throws SQLException {
+        boolean own = Thread.currentThread() == thread;   // drain() runs on the caller's thread
         Connection c = connections.open();
-        inFlightConnection = c;
+        if (own) {
+            inFlightConnection = c;
+        }
         try {
-            c.setAutoCommit(true);
-            while (running && round(c) >= batchSize) {
-                // a full batch: there is probably more
+            c.setAutoCommit(listener == null);
+            long total = 0;
+            for (long n = round(c); ; n = round(c)) {
+                total += n;
+                if (!goOn.test(n)) {
+                    return total;
+                }
             }
         } finally {
-            inFlightConnection = null;
+            if (own) {
+                inFlightConnection = null;
+            }
             connections.release(c);
         }
     }
 
     /**
-     * One round, one transaction. Without a listener it runs in auto-commit; with one, the listener hears which
-     * targets changed between the rollup and the commit, and again once the transaction has ended.
+     * One round, one transaction. With a listener, the listener hears which targets changed between the rollup and
+     * the commit, and again once the transaction has ended.
      */
     private long round(Connection c) throws SQLException {
         if (listener == null) {
@@ -299,7 +302,6 @@ public final class RollupWorker implements AutoCloseable {
         Map<Integer, List<Object>> touched = new HashMap<>();
         RollupListener.AfterRound after = null;
         boolean committed = false;
-        c.setAutoCommit(false);
         try {
             long consumed = execute(c, touched);
             if (!touched.isEmpty()) {
@@ -319,13 +321,6 @@ public final class RollupWorker implements AutoCloseable {
                     log.warn("{}: rollup listener failed after the round ended: {}", name, e.toString());
                 }
             }
-            if (committed) {
-                try {
-                    c.setAutoCommit(true);
-                } catch (SQLException e) {
-                    // the round is committed; a broken connection shows in the next round
-                }
-            }
         }
     }
 
@@ -334,7 +329,7 @@ public final class RollupWorker implements AutoCloseable {
         long consumed = 0;
         try (PreparedStatement ps = c.prepareStatement(ROUND)) {
             ps.setInt(1, batchSize);
-            boolean own = Thread.currentThread() == thread;   // drain() runs on the caller's thread
+            boolean own = Thread.currentThread() == thread;
             if (own) {
                 inFlight = ps;
             }

@@ -20,7 +20,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 
 /** Writes to the blog the way an application does: Hibernate transactions from several threads, then plain SQL. */
 final class Workload {
@@ -41,7 +40,7 @@ final class Workload {
     }
 
     void seed(int userCount, int articleCount) {
-        inTransaction(em -> {
+        emf.runInTransaction(em -> {
             for (int i = 0; i < userCount; i++) {
                 User u = new User("user" + i);
                 em.persist(u);
@@ -177,21 +176,10 @@ final class Workload {
             reparented = st.executeUpdate("UPDATE blog_comment SET article_id = " + low + " WHERE id % 11 = 0");
             deleted = st.executeUpdate("DELETE FROM blog_comment WHERE id % 13 = 0");
         }
-        int[] flipped = new int[1];
-        inTransaction(em -> flipped[0] = em.createQuery("UPDATE Comment c SET c.publishStatus = 'public'"
+        int flipped = emf.callInTransaction(em -> em.createQuery("UPDATE Comment c SET c.publishStatus = 'public'"
                 + " WHERE c.publishStatus = 'private' AND mod(c.id, 7) = 0").executeUpdate());
         System.out.printf(Locale.ROOT, "Plain SQL: inserted %,d comments in one INSERT ... SELECT, reparented %,d,"
-                + " deleted %,d; bulk JPQL made %,d public.%n", inserted, reparented, deleted, flipped[0]);
+                + " deleted %,d; bulk JPQL made %,d public.%n", inserted, reparented, deleted, flipped);
     }
 
-    private void inTransaction(Consumer<EntityManager> work) {
-        EntityManager em = emf.createEntityManager();
-        try {
-            em.getTransaction().begin();
-            work.accept(em);
-            em.getTransaction().commit();
-        } finally {
-            em.close();
-        }
-    }
 }

@@ -12,7 +12,6 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,21 +43,10 @@ class HibernateCountersIT {
         emf.close();
     }
 
-    private static void inTransaction(Consumer<EntityManager> work) {
-        EntityManager em = emf.createEntityManager();
-        try {
-            em.getTransaction().begin();
-            work.accept(em);
-            em.getTransaction().commit();
-        } finally {
-            em.close();
-        }
-    }
-
     private static Post newPostWithRemarks(String... statuses) {
         Post post = new Post();
         post.title = "first";
-        inTransaction(em -> {
+        emf.runInTransaction(em -> {
             em.persist(post);
             for (String status : statuses) {
                 Remark r = new Remark();
@@ -119,9 +107,9 @@ class HibernateCountersIT {
     @Test
     void bulkJpqlAndNativeSqlAreCountedToo() {
         Post post = newPostWithRemarks("hidden", "hidden", "hidden");
-        inTransaction(em -> em.createQuery("UPDATE Remark r SET r.status = 'visible' WHERE r.post.id = :id")
+        emf.runInTransaction(em -> em.createQuery("UPDATE Remark r SET r.status = 'visible' WHERE r.post.id = :id")
                 .setParameter("id", post.id).executeUpdate());
-        inTransaction(em -> em.createNativeQuery("DELETE FROM remark WHERE id = (SELECT min(id) FROM remark WHERE post_ref = ?)")
+        emf.runInTransaction(em -> em.createNativeQuery("DELETE FROM remark WHERE id = (SELECT min(id) FROM remark WHERE post_ref = ?)")
                 .setParameter(1, post.id).executeUpdate());
         rollup();
         Post loaded = load(post.id);

@@ -16,7 +16,6 @@ import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 
 import static io.countercache.testing.Await.until;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,20 +48,8 @@ class HibernateRuntimeIT {
         return cfg.createEntityManagerFactory();
     }
 
-    private static <T> T inTransaction(EntityManagerFactory emf, Function<EntityManager, T> work) {
-        EntityManager em = emf.createEntityManager();
-        try {
-            em.getTransaction().begin();
-            T result = work.apply(em);
-            em.getTransaction().commit();
-            return result;
-        } finally {
-            em.close();
-        }
-    }
-
     private static long newPost(EntityManagerFactory emf, String... remarkStatuses) {
-        return inTransaction(emf, em -> {
+        return emf.callInTransaction(em -> {
             Post post = new Post();
             post.title = "p";
             em.persist(post);
@@ -77,11 +64,11 @@ class HibernateRuntimeIT {
     }
 
     private static long cachedRemarkCount(EntityManagerFactory emf, long id) {
-        return inTransaction(emf, em -> em.find(Post.class, id).remarkCount);
+        return emf.callInTransaction(em -> em.find(Post.class, id).remarkCount);
     }
 
     private static long exactInOwnTransaction(EntityManagerFactory emf, String field, long id) {
-        return inTransaction(emf, em -> CounterCaches.exact(em, Post.class, field, id));
+        return emf.callInTransaction(em -> CounterCaches.exact(em, Post.class, field, id));
     }
 
     @Test
