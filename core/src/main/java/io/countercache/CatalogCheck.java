@@ -24,8 +24,11 @@ public final class CatalogCheck {
 
     private static final String TRIGGERS = "SELECT count(*) FROM pg_catalog.pg_trigger t"
             + " WHERE t.tgrelid = pg_catalog.to_regclass(pg_catalog.quote_ident(?) || '.' || pg_catalog.quote_ident(?))"
-            + " AND t.tgname IN ('countercache_insert', 'countercache_update', 'countercache_delete', 'countercache_truncate')"
-            + " AND t.tgenabled <> 'D'";
+            + " AND t.tgname = ANY (?::text[]) AND t.tgenabled <> 'D'";
+    private static final String SOURCE_TRIGGERS =
+            "{countercache_insert,countercache_update,countercache_delete,countercache_truncate}";
+    private static final String TARGET_TRIGGERS =
+            "{countercache_target_insert,countercache_target_delete,countercache_target_key,countercache_target_truncate}";
 
     private CatalogCheck() {
     }
@@ -69,10 +72,17 @@ public final class CatalogCheck {
             }
         }
         for (TableName source : new TreeSet<>(declared.stream().map(CounterDefinition::source).toList())) {
-            long triggers = triggers(c, source);
+            long triggers = triggers(c, source, SOURCE_TRIGGERS);
             if (triggers != 4) {
                 problems.add(source + ": " + triggers + " of its 4 capture triggers are installed and enabled,"
                         + " so writes to it are not all counted");
+            }
+        }
+        for (TableName target : new TreeSet<>(declared.stream().map(CounterDefinition::target).toList())) {
+            long triggers = triggers(c, target, TARGET_TRIGGERS);
+            if (triggers != 4) {
+                problems.add(target + ": " + triggers + " of its 4 target triggers are installed and enabled,"
+                        + " so deleting and re-inserting its rows is not counted exactly");
             }
         }
         for (Installed i : catalog.values()) {
@@ -116,8 +126,8 @@ public final class CatalogCheck {
         return exists ? (String) single(c, "SELECT countercache.schema_version()") : null;
     }
 
-    private static long triggers(Connection c, TableName table) throws SQLException {
-        return ((Number) single(c, TRIGGERS, table.schema(), table.table())).longValue();
+    private static long triggers(Connection c, TableName table, String names) throws SQLException {
+        return ((Number) single(c, TRIGGERS, table.schema(), table.table(), names)).longValue();
     }
 
     /** The one value of a one-row, one-column query, with text parameters bound in order. */

@@ -18,7 +18,7 @@ import static io.countercache.internal.Sql.ident;
 
 /**
  * Read-your-writes: a counter's exact value, the column plus the deltas still queued for it (and any parked in the
- * dead-letter table), read in one statement on the caller's connection. Inside the caller's transaction it sees the
+ * dead-letter or orphan table), read in one statement on the caller's connection. Inside the caller's transaction it sees the
  * caller's own uncommitted writes; the statement's single snapshot sees every committed rollup either in the column or
  * in the queue, never in both and never in neither.
  *
@@ -50,7 +50,9 @@ public final class ExactReads {
                 + "   SELECT d." + queueKey + " AS k, d.delta FROM countercache.delta d"
                 + "    WHERE d.counter_id = ? AND d." + queueKey + " = ANY (?)"
                 + "   UNION ALL SELECT x." + queueKey + ", x.delta FROM countercache.dead_letter x"
-                + "    WHERE x.counter_id = ? AND x." + queueKey + " = ANY (?)) q GROUP BY q.k) p"
+                + "    WHERE x.counter_id = ? AND x." + queueKey + " = ANY (?)"
+                + "   UNION ALL SELECT o." + queueKey + ", o.delta FROM countercache.orphan o"
+                + "    WHERE o.counter_id = ? AND o." + queueKey + " = ANY (?)) q GROUP BY q.k) p"
                 + " ON p.k = t." + ident(counter.targetKey())
                 + " WHERE t." + ident(counter.targetKey()) + " = ANY (?)";
         Array array = connection.createArrayOf(uuid ? "uuid" : "bigint", keys.stream().map(ExactReads::normalize).toArray());
@@ -60,7 +62,9 @@ public final class ExactReads {
             ps.setArray(2, array);
             ps.setInt(3, counter.id());
             ps.setArray(4, array);
-            ps.setArray(5, array);
+            ps.setInt(5, counter.id());
+            ps.setArray(6, array);
+            ps.setArray(7, array);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     rows.put(normalize(rs.getObject(1)), rs.getLong(2));

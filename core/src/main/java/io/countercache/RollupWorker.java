@@ -10,6 +10,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
@@ -40,6 +41,8 @@ public final class RollupWorker implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RollupWorker.class);
     private static final String ROUND = "SELECT r.counter_id, r.consumed, r.target_ids, r.target_uuids"
             + " FROM countercache.rollup_report(?) r";
+    private static final String RECOUNT_STEP = "SELECT s.targets FROM (SELECT j.counter_id FROM countercache.recount_job j"
+            + " ORDER BY j.requested_at, j.counter_id LIMIT 1) j, countercache.recount_step(j.counter_id, ?) s";
 
     private final ConnectionSource connections;
     private final int batchSize;
@@ -245,7 +248,9 @@ public final class RollupWorker implements AutoCloseable {
                         lastError = null;
                     }
                     backoff = pollInterval.toMillis();
-                    pause(pollInterval.toMillis());
+                    if (!recountStep()) {
+                        pause(pollInterval.toMillis());
+                    }
                 } catch (SQLException | RuntimeException e) {
                     failures.incrementAndGet();
                     lastError = describe(e);
@@ -261,6 +266,23 @@ public final class RollupWorker implements AutoCloseable {
         } catch (Error e) {
             log.error("{} died; counters stop being updated until a worker runs again", name, e);
             throw e;
+        }
+    }
+
+    /**
+     * Between rounds, once the queue has caught up: one batch of the oldest requested recount (a new or changed
+     * counter's backfill that the changelog did not finish, or a repair). Returns whether there was one to advance.
+     */
+    private boolean recountStep() throws SQLException {
+        Connection c = connections.open();
+        try (PreparedStatement ps = c.prepareStatement(RECOUNT_STEP)) {
+            c.setAutoCommit(true);
+            ps.setInt(1, batchSize);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getLong(1) > 0;
+            }
+        } finally {
+            connections.release(c);
         }
     }
 
@@ -338,8 +360,9 @@ public final class RollupWorker implements AutoCloseable {
                     consumed += rs.getLong(2);
                     if (touched != null) {
                         Array keys = rs.getArray(3) != null ? rs.getArray(3) : rs.getArray(4);
-                        if (keys != null) {
-                            touched.put(rs.getInt(1), Arrays.asList((Object[]) keys.getArray()));
+                        if (keys != null) {   // a counter may come in several rows
+                            touched.computeIfAbsent(rs.getInt(1), k -> new ArrayList<>())
+                                    .addAll(Arrays.asList((Object[]) keys.getArray()));
                         }
                     }
                 }

@@ -50,6 +50,29 @@ CREATE TABLE IF NOT EXISTS countercache.dead_letter (
     error             text        NOT NULL
 );
 
+-- Deltas whose target row does not exist: a deleted target's leftovers, or rows that point at a key no target row
+-- has yet. Parked here rather than dropped, so that the sum of a key's column, queue, dead letters and orphans always
+-- equals its recount; the rollup moves them back to the queue once a row with that key exists.
+CREATE TABLE IF NOT EXISTS countercache.orphan (
+    id          bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    counter_id  integer     NOT NULL,
+    target_id   bigint,
+    target_uuid uuid,
+    delta       bigint      NOT NULL,
+    enqueued_at timestamptz NOT NULL
+);
+
+-- Recounts in progress, one row per counter: the last target key done, so that a recount in batches can stop and
+-- resume, and how far it has come.
+CREATE TABLE IF NOT EXISTS countercache.recount_job (
+    counter_id   integer     PRIMARY KEY,
+    after_key    text,                          -- the last target key done; NULL before the first batch
+    targets      bigint      NOT NULL DEFAULT 0, -- target rows checked so far
+    corrected    bigint      NOT NULL DEFAULT 0, -- keys whose value needed a correction
+    requested_at timestamptz NOT NULL DEFAULT now(),
+    updated_at   timestamptz
+);
+
 -- Raises the error that names the counter, what is wrong and how to fix it.
 CREATE OR REPLACE FUNCTION countercache.fail(declared_by text, problem text, fix text)
 RETURNS void
@@ -74,51 +97,200 @@ AS $fn$
        AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped
 $fn$;
 
--- Sets one counter to the exact recount from its source table and drops its queued deltas.
+-- Raises a clear error unless the transaction is READ COMMITTED. Maintenance that must see every committed row (a
+-- recount's correction, the rows a TRUNCATE removes) takes its snapshot after its lock; under REPEATABLE READ or
+-- SERIALIZABLE the snapshot is the transaction's first one, which can be older than a committed write.
+CREATE OR REPLACE FUNCTION countercache.require_read_committed(what text, fix text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'countercache: % cannot be counted exactly in a % transaction', what,
+                        upper(current_setting('transaction_isolation'))
+            USING HINT = fix, ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+END
+$fn$;
+
+-- One batch of a counter's recount: the next max_targets target keys after the last batch (all of them when
+-- max_targets is NULL). Returns done when the counter's whole key range has been covered.
 --
--- Why this is exact while writers keep writing: the SHARE lock waits for every transaction that is writing the
--- source table and keeps new writers out until this transaction ends, so no delta for this counter can be in flight.
--- Deleting the queued deltas waits for any rollup that has claimed some of them and is still applying them; once
--- that rollup commits, its rows are gone and its additions are in the target, which the absolute UPDATE below then
--- overwrites. A later rollup can only see deltas enqueued after this transaction commits, and those describe changes
--- that the recount did not see.
+-- A recount never writes a counter column and never locks a source or target row. In one statement, so in one
+-- snapshot S, it computes for every key k of the batch's range
+--     correction(k) = recount(S, k) - (column(S, k) + queue(S, k) + dead letters(S, k) + orphans(S, k))
+-- and queues the non-zero corrections as ordinary deltas. Every committed transaction changes a key's recount and
+-- its column + queue + dead letters + orphans by the same amount (writers through the capture triggers, target
+-- inserts and deletes through the target triggers; the rollup only moves amounts between the four), so the
+-- difference seen in S is exactly the drift of the transactions S sees, and transactions S does not see are counted
+-- by their own deltas. Two recounts of one counter must not both correct the same drift: each takes the counter's
+-- advisory lock before the statement that takes S, so the second one's S sees the first one's correction.
+-- The counter's dead letters in the range go back to the queue in the same statement (moving an amount keeps the
+-- sum), so a fixed cause is retried. Full argument: docs/architecture.md, "Maintenance is a correction".
+CREATE OR REPLACE FUNCTION countercache.recount_step(counter_id integer, max_targets integer DEFAULT 10000)
+RETURNS TABLE (done boolean, targets bigint, corrected bigint)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+#variable_conflict use_column
+DECLARE
+    c countercache.counter;
+    after_key text;
+    upto text;
+    seen bigint;
+    kc name;
+BEGIN
+    PERFORM countercache.require_read_committed('a recount',
+        'run countercache.recount in a READ COMMITTED transaction (the default)');
+    SELECT * INTO c FROM countercache.counter k WHERE k.id = recount_step.counter_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'countercache.recount: no counter with id %', recount_step.counter_id
+            USING HINT = 'SELECT id, name FROM countercache.counter lists the installed counters',
+                  ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF max_targets IS NOT NULL AND max_targets < 1 THEN
+        RAISE EXCEPTION 'countercache.recount: max_targets must be at least 1, got %', max_targets
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF NOT pg_try_advisory_xact_lock(1668248948, c.id) THEN
+        done := false; targets := 0; corrected := 0;   -- another session is recounting this counter
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    INSERT INTO countercache.recount_job AS j (counter_id) VALUES (c.id) ON CONFLICT ON CONSTRAINT recount_job_pkey DO NOTHING;
+    SELECT j.after_key INTO after_key FROM countercache.recount_job j WHERE j.counter_id = c.id;
+    upto := NULL;
+    IF max_targets IS NOT NULL THEN
+        EXECUTE format(
+            $q$SELECT count(*), (array_agg(s.k ORDER BY s.k DESC))[1]::text FROM (
+                   SELECT t.%3$I AS k FROM %1$I.%2$I t WHERE $1::%4$s IS NULL OR t.%3$I > $1::%4$s
+                    ORDER BY t.%3$I LIMIT $2) s$q$,
+            c.target_schema, c.target_table, c.target_key, c.key_type)
+            INTO seen, upto USING after_key, max_targets;
+        IF seen < max_targets THEN
+            upto := NULL;   -- the last batch reaches to the end of the key space, beyond the last target row
+        END IF;
+    END IF;
+    kc := CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END;
+    EXECUTE format(
+        $q$WITH r AS (
+               SELECT %6$I.%7$I AS k, %8$s AS n
+                 FROM %5$I.%6$I AS %6$I
+                WHERE %6$I.%7$I IS NOT NULL AND (%9$s)
+                  AND ($1::%11$s IS NULL OR %6$I.%7$I > $1::%11$s) AND ($2::%11$s IS NULL OR %6$I.%7$I <= $2::%11$s)
+                GROUP BY 1
+           ), t AS (
+               SELECT t.%3$I AS k, coalesce(t.%4$I, 0)::numeric AS n
+                 FROM %1$I.%2$I t
+                WHERE ($1::%11$s IS NULL OR t.%3$I > $1::%11$s) AND ($2::%11$s IS NULL OR t.%3$I <= $2::%11$s)
+           ), p AS (
+               SELECT x.k, sum(x.delta) AS n FROM (
+                   SELECT q.%10$I AS k, q.delta FROM countercache.delta q WHERE q.counter_id = $3
+                   UNION ALL
+                   SELECT q.%10$I, q.delta FROM countercache.dead_letter q WHERE q.counter_id = $3
+                   UNION ALL
+                   SELECT q.%10$I, q.delta FROM countercache.orphan q WHERE q.counter_id = $3) x
+                WHERE ($1::%11$s IS NULL OR x.k > $1::%11$s) AND ($2::%11$s IS NULL OR x.k <= $2::%11$s)
+                GROUP BY 1
+           ), fix AS (
+               SELECT coalesce(r.k, t.k, p.k) AS k, coalesce(r.n, 0) - coalesce(t.n, 0) - coalesce(p.n, 0) AS d
+                 FROM r FULL JOIN t ON t.k = r.k FULL JOIN p ON p.k = coalesce(r.k, t.k)
+           ), retried AS (
+               DELETE FROM countercache.dead_letter q
+                WHERE q.counter_id = $3
+                  AND ($1::%11$s IS NULL OR q.%10$I > $1::%11$s) AND ($2::%11$s IS NULL OR q.%10$I <= $2::%11$s)
+               RETURNING q.%10$I AS k, q.delta, q.first_enqueued_at
+           ), requeued AS (
+               INSERT INTO countercache.delta (counter_id, %10$I, delta, enqueued_at)
+               SELECT $3, x.k, x.delta, x.first_enqueued_at FROM retried x
+           ), queued AS (
+               INSERT INTO countercache.delta (counter_id, %10$I, delta)
+               SELECT $3, f.k, f.d FROM fix f WHERE f.d <> 0
+               RETURNING 1
+           )
+           SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM queued)$q$,
+        c.target_schema, c.target_table, c.target_key, c.target_column,
+        c.source_schema, c.source_table, c.source_fk,
+        CASE WHEN c.sum_column IS NULL THEN 'count(*)'
+             ELSE format('coalesce(sum(%I.%I), 0)', c.source_table, c.sum_column) END,
+        coalesce(c.condition, 'true'), kc, c.key_type)
+        INTO targets, corrected USING after_key, upto, c.id;
+    done := upto IS NULL;
+    IF done THEN
+        DELETE FROM countercache.recount_job j WHERE j.counter_id = c.id;
+    ELSE
+        UPDATE countercache.recount_job j
+           SET after_key = upto, targets = j.targets + recount_step.targets,
+               corrected = j.corrected + recount_step.corrected, updated_at = now()
+         WHERE j.counter_id = c.id;
+    END IF;
+    RETURN NEXT;
+END
+$fn$;
+
+-- Recounts one counter in one transaction (see recount_step) and returns how many keys needed a correction. It holds
+-- no lock that a writer waits for; a recount of the same counter already running in another session is waited for.
+-- For a large table prefer batches: countercache.recount_step, or CALL countercache.run_recounts().
 CREATE OR REPLACE FUNCTION countercache.recount(counter_id integer)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    c countercache.counter;
-    changed bigint;
+    fixed bigint;
 BEGIN
-    SELECT * INTO c FROM countercache.counter k WHERE k.id = recount.counter_id;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'countercache.recount: no counter with id %', recount.counter_id
-            USING HINT = 'SELECT id, name FROM countercache.counter lists the installed counters';
-    END IF;
-    EXECUTE format('LOCK TABLE %I.%I IN SHARE MODE', c.source_schema, c.source_table);
-    DELETE FROM countercache.delta q WHERE q.counter_id = c.id;
-    DELETE FROM countercache.dead_letter x WHERE x.counter_id = c.id;   -- the recount includes what they held
-    EXECUTE format(
-        $q$UPDATE %1$I.%2$I t SET %4$I = x.n
-             FROM (SELECT t2.%3$I AS k, coalesce(s.n, 0) AS n
-                     FROM %1$I.%2$I t2
-                     LEFT JOIN (SELECT %6$I.%7$I AS k, %8$s AS n
-                                  FROM %5$I.%6$I AS %6$I
-                                 WHERE %6$I.%7$I IS NOT NULL AND (%9$s)
-                                 GROUP BY 1) s ON s.k = t2.%3$I) x
-            WHERE t.%3$I = x.k AND t.%4$I IS DISTINCT FROM x.n$q$,
-        c.target_schema, c.target_table, c.target_key, c.target_column,
-        c.source_schema, c.source_table, c.source_fk,
-        CASE WHEN c.sum_column IS NULL THEN 'count(*)' ELSE format('coalesce(sum(%I.%I), 0)', c.source_table, c.sum_column) END,
-        coalesce(c.condition, 'true'));
-    GET DIAGNOSTICS changed = ROW_COUNT;
-    RETURN changed;
+    PERFORM countercache.require_read_committed('a recount',
+        'run countercache.recount in a READ COMMITTED transaction (the default)');
+    PERFORM pg_advisory_xact_lock(1668248948, recount.counter_id);
+    DELETE FROM countercache.recount_job j WHERE j.counter_id = recount.counter_id;
+    SELECT s.corrected INTO fixed FROM countercache.recount_step(recount.counter_id, NULL) s;
+    RETURN fixed;
+END
+$fn$;
+
+-- Asks for a recount of every counter of a source table (or of one counter): the rollup workers run it in batches
+-- between rounds, and CALL countercache.run_recounts() runs it at once.
+CREATE OR REPLACE FUNCTION countercache.request_recount(counter_id integer)
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    INSERT INTO countercache.recount_job AS j (counter_id) VALUES (request_recount.counter_id)
+    ON CONFLICT ON CONSTRAINT recount_job_pkey DO UPDATE SET after_key = NULL, targets = 0, corrected = 0,
+                                                           requested_at = now(), updated_at = NULL
+$fn$;
+
+-- Runs every requested recount to its end in batches of max_targets target keys, committing after each batch, so
+-- no transaction is long and a stopped run resumes where it was, and rolls up after each batch, so that with no
+-- other load the counters read exact when it returns. CALL it outside a transaction block (autocommit).
+-- (A procedure with a SET clause cannot commit, so it pins search_path for each of its transactions itself.)
+CREATE OR REPLACE PROCEDURE countercache.run_recounts(max_targets integer DEFAULT 10000)
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    job integer;
+    s record;
+BEGIN
+    LOOP
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        SELECT j.counter_id INTO job FROM countercache.recount_job j ORDER BY j.requested_at, j.counter_id LIMIT 1;
+        EXIT WHEN NOT FOUND;
+        SELECT * INTO s FROM countercache.recount_step(job, max_targets);
+        COMMIT;
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        PERFORM countercache.rollup(max_targets);   -- apply the batch's corrections, so counters read exact at the end
+        COMMIT;
+        IF NOT s.done AND s.targets = 0 THEN
+            PERFORM pg_catalog.pg_sleep(0.05);   -- another session holds this counter's recount; let it go on
+        END IF;
+    END LOOP;
 END
 $fn$;
 
 -- Checks a counter against the database, records it in the catalog and adds the counter column when it is missing.
--- Returns true when the counter is new or its definition changed; it has then been recounted.
+-- Returns true when the counter is new or its definition changed; a recount of it is then requested (see
+-- request_recount): the changelog runs it after the triggers are in place, in batches that writers never wait for.
 CREATE OR REPLACE FUNCTION countercache.define_counter(
     id integer, name text, declared_by text,
     target_schema name, target_table name, target_key name, key_type text, target_column name, column_type text,
@@ -201,44 +373,54 @@ BEGIN
            source_schema = excluded.source_schema, source_table = excluded.source_table,
            source_fk = excluded.source_fk, condition = excluded.condition, sum_column = excluded.sum_column,
            definition_hash = excluded.definition_hash, defined_at = now();
-    PERFORM countercache.recount(define_counter.id);
+    PERFORM countercache.request_recount(define_counter.id);
     RETURN true;
 END
 $fn$;
 
--- Forgets every counter whose name is not in keep: its queued deltas, its catalog row, and the capture triggers of
--- source tables that no longer feed any counter. Counter columns are left in place: dropping data is the user's call.
--- Returns how many source tables lost their capture triggers.
+-- Forgets every counter whose name is not in keep: its queued, dead-lettered and orphaned deltas, its recount, its
+-- catalog row, and the triggers of tables that no longer feed or hold any counter. Counter columns are left in place:
+-- dropping data is the user's call. Returns how many tables lost their triggers.
 CREATE OR REPLACE FUNCTION countercache.prune(keep text[])
 RETURNS integer
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    removed integer;
+    removed integer := 0;
     s record;
+    tg text;
 BEGIN
     WITH gone AS (
         DELETE FROM countercache.counter k WHERE NOT (k.name = ANY (keep)) RETURNING k.id
-    )
-    , dropped AS (
+    ), dead AS (
         DELETE FROM countercache.dead_letter x USING gone WHERE x.counter_id = gone.id
+    ), orphans AS (
+        DELETE FROM countercache.orphan x USING gone WHERE x.counter_id = gone.id
+    ), jobs AS (
+        DELETE FROM countercache.recount_job x USING gone WHERE x.counter_id = gone.id
     )
     DELETE FROM countercache.delta q USING gone WHERE q.counter_id = gone.id;
-    removed := 0;
     FOR s IN
-        SELECT DISTINCT n.nspname AS source_schema, c.relname AS source_table, tg.tgfoid::regprocedure AS fn
+        SELECT n.nspname, c.relname, tg.tgname, tg.tgfoid::regprocedure AS fn
           FROM pg_trigger tg
           JOIN pg_class c ON c.oid = tg.tgrelid
           JOIN pg_namespace n ON n.oid = c.relnamespace
-         WHERE tg.tgname = 'countercache_insert'
-           AND NOT EXISTS (SELECT 1 FROM countercache.counter k
-                            WHERE k.source_schema = n.nspname AND k.source_table = c.relname)
+         WHERE (tg.tgname = 'countercache_insert'
+                AND NOT EXISTS (SELECT 1 FROM countercache.counter k
+                                 WHERE k.source_schema = n.nspname AND k.source_table = c.relname))
+            OR (tg.tgname = 'countercache_target_insert'
+                AND NOT EXISTS (SELECT 1 FROM countercache.counter k
+                                 WHERE k.target_schema = n.nspname AND k.target_table = c.relname))
     LOOP
-        EXECUTE format('DROP TRIGGER countercache_insert ON %I.%I', s.source_schema, s.source_table);
-        EXECUTE format('DROP TRIGGER IF EXISTS countercache_update ON %I.%I', s.source_schema, s.source_table);
-        EXECUTE format('DROP TRIGGER IF EXISTS countercache_delete ON %I.%I', s.source_schema, s.source_table);
-        EXECUTE format('DROP TRIGGER IF EXISTS countercache_truncate ON %I.%I', s.source_schema, s.source_table);
+        FOREACH tg IN ARRAY CASE WHEN s.tgname = 'countercache_insert'
+                                 THEN ARRAY['countercache_insert', 'countercache_update', 'countercache_delete',
+                                            'countercache_truncate']
+                                 ELSE ARRAY['countercache_target_insert', 'countercache_target_delete',
+                                            'countercache_target_key', 'countercache_target_truncate'] END
+        LOOP
+            EXECUTE format('DROP TRIGGER IF EXISTS %I ON %I.%I', tg, s.nspname, s.relname);
+        END LOOP;
         EXECUTE format('DROP FUNCTION IF EXISTS %s', s.fn);
         removed := removed + 1;
     END LOOP;
@@ -246,37 +428,72 @@ BEGIN
 END
 $fn$;
 
--- TRUNCATE fires no row or statement DELETE trigger, so every counter fed by the truncated table is recounted.
-CREATE OR REPLACE FUNCTION countercache.capture_truncate()
-RETURNS trigger
-LANGUAGE plpgsql
+-- The statement that applies claimed deltas to one target table (see rollup_report): $1 the claimed queue rows, $2
+-- the counters of this table to apply. It returns one jsonb array: per counter, the deltas it consumed (n) and the
+-- keys it touched (k). One value, so that a statement that fails part way has reported nothing.
+CREATE OR REPLACE FUNCTION countercache.apply_sql(target_schema name, target_table name, target_key name,
+                                                  key_type text, counters integer[], columns name[])
+RETURNS text
+LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-DECLARE
-    k integer;
-BEGIN
-    FOR k IN SELECT c.id FROM countercache.counter c
-              WHERE c.source_schema = TG_TABLE_SCHEMA AND c.source_table = TG_TABLE_NAME ORDER BY c.id
-    LOOP
-        PERFORM countercache.recount(k);
-    END LOOP;
-    RETURN NULL;
-END
+    SELECT format(
+        $q$WITH q AS (
+               SELECT q.id, q.counter_id, q.%4$I AS k, q.delta, q.enqueued_at
+                 FROM countercache.delta q WHERE q.id = ANY ($1) AND q.counter_id = ANY ($2)
+           ), d AS (
+               SELECT q.k, %5$s FROM q GROUP BY q.k
+           ), locked AS (
+               SELECT t.%3$I AS k FROM %1$I.%2$I t WHERE t.%3$I IN (SELECT d.k FROM d)
+                  FOR NO KEY UPDATE SKIP LOCKED
+           ), applied AS (
+               UPDATE %1$I.%2$I t SET %6$s
+                 FROM d WHERE t.%3$I = d.k AND d.k IN (SELECT l.k FROM locked l)
+               RETURNING t.%3$I AS k
+           ), present AS (
+               SELECT t.%3$I AS k FROM %1$I.%2$I t WHERE t.%3$I IN (SELECT d.k FROM d)
+           ), done AS (
+               DELETE FROM countercache.delta x USING q
+                WHERE x.id = q.id
+                  AND (q.k IN (SELECT a.k FROM applied a) OR q.k NOT IN (SELECT p.k FROM present p))
+               RETURNING q.counter_id, q.k, q.delta, q.enqueued_at, q.k IN (SELECT a.k FROM applied a) AS applied
+           ), orphaned AS (
+               INSERT INTO countercache.orphan (counter_id, %4$I, delta, enqueued_at)
+               SELECT g.counter_id, g.k, sum(g.delta), min(g.enqueued_at) FROM done g
+                WHERE NOT g.applied GROUP BY g.counter_id, g.k HAVING sum(g.delta) <> 0
+           )
+           SELECT jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n, 'k', s.keys)) FROM (
+               SELECT g.counter_id, count(*) AS n, jsonb_agg(DISTINCT g.k) FILTER (WHERE g.applied) AS keys
+                 FROM done g GROUP BY g.counter_id) s$q$,
+        target_schema, target_table, target_key,
+        CASE WHEN key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
+        (SELECT string_agg(format('sum(q.delta) FILTER (WHERE q.counter_id = %s) AS d%s', c, i), ', ' ORDER BY i)
+           FROM unnest(counters) WITH ORDINALITY AS u(c, i)),
+        (SELECT string_agg(format('%1$I = coalesce(t.%1$I, 0) + coalesce(d.d%2$s, 0)', col, i), ', ' ORDER BY i)
+           FROM unnest(columns) WITH ORDINALITY AS u(col, i)))
 $fn$;
 
 -- Applies at most max_deltas queued deltas and reports, per counter, how many deltas it consumed and which targets
--- it touched (target_ids for integer and bigint keys, target_uuids for uuid keys), so that a caller can evict cached
--- copies of exactly those rows once the transaction has committed.
+-- it touched (target_ids for integer and bigint keys, target_uuids for uuid keys), so that a caller can lock and
+-- release cached copies of exactly those rows around the commit.
 --
--- Concurrency: the claim is a DELETE of rows picked with FOR UPDATE SKIP LOCKED, so concurrent rollups take disjoint
--- batches and never wait for each other; if a rollup fails or its connection dies, its transaction rolls back and
--- the rows are back in the queue. Claimed deltas are summed per target, and each counter's targets are updated by
--- one statement that first locks them with FOR NO KEY UPDATE SKIP LOCKED: a target row that another transaction
--- holds locked is not waited for; its summed delta goes back to the queue (one row, keeping the oldest enqueue time)
--- for a later round. Foreign-key checks of writers take FOR KEY SHARE, which does not conflict with that lock, so
--- inserting comments never holds up the rollup of their article. Deltas for a target row that no longer exists,
--- or for a counter that was removed, are consumed without effect. A target whose new value is refused (overflow,
--- CHECK constraint) has its summed delta moved to countercache.dead_letter with the error; the batch goes on.
+-- Concurrency. The claim locks the oldest queued rows with FOR UPDATE SKIP LOCKED, so concurrent rollups take
+-- disjoint batches and never wait for each other; a rollup that fails or dies rolls back and its rows are back.
+-- Claimed deltas are folded per target row, and each target table gets ONE update statement covering all of its
+-- counters, which first locks the rows with FOR NO KEY UPDATE SKIP LOCKED:
+--   * A row another transaction holds is not waited for: its claimed deltas are simply left in the queue, where they
+--     keep their id and so their place before any later delta of the same target.
+--   * Each target row is updated at most once per round. A second update of a row the transaction already updated
+--     would make PostgreSQL re-check the row's foreign keys, taking FOR KEY SHARE on the parent row, which an
+--     application may hold FOR UPDATE: the rollup would wait, and could deadlock.
+--   * Writers' foreign-key checks take FOR KEY SHARE on the target, which does not conflict with FOR NO KEY UPDATE.
+--   * Deltas of a target row that does not exist are moved to countercache.orphan (never dropped); so are deltas of
+--     a row inserted but not yet visible to this round. Each round moves orphans whose row now exists back.
+-- Poison: if a table's statement fails it is retried target by target, each in a subtransaction; for a target that
+-- still fails, each of its counters is tried alone in a subtransaction that is always rolled back, and the accepted
+-- ones are applied in one update. A refused counter's deltas go to countercache.dead_letter with the error, unless
+-- an older delta of the same counter and target is still queued elsewhere: then they stay queued, to be applied in
+-- order with it. Transient failures (deadlock, serialization, lock timeout, resources, shutdown) abort the round.
 CREATE OR REPLACE FUNCTION countercache.rollup_report(max_deltas integer DEFAULT 10000)
 RETURNS TABLE (counter_id integer, consumed bigint, target_ids bigint[], target_uuids uuid[])
 LANGUAGE plpgsql
@@ -284,10 +501,18 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 #variable_conflict use_column
 DECLARE
-    b record;
-    requeued bigint;
-    one bigint;
+    ids bigint[];
+    tb record;
     apply text;
+    kc name;
+    k record;
+    cid integer;
+    part jsonb;
+    report jsonb := '[]';
+    accepted integer[];
+    refused integer[];
+    states text[];
+    messages text[];
     state text;
     message text;
 BEGIN
@@ -295,88 +520,167 @@ BEGIN
         RAISE EXCEPTION 'countercache.rollup_report: max_deltas must be at least 1, got %', max_deltas
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    FOR b IN
-        WITH claimed AS (
-            DELETE FROM countercache.delta q
-             WHERE q.id = ANY (ARRAY(SELECT p.id FROM countercache.delta p
-                                      ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED))
-            RETURNING q.counter_id, q.target_id, q.target_uuid, q.delta, q.enqueued_at
-        ), per_target AS (
-            SELECT q.counter_id, q.target_id, q.target_uuid,
-                   sum(q.delta)::bigint AS delta, count(*) AS n, min(q.enqueued_at) AS since
-              FROM claimed q
-             GROUP BY q.counter_id, q.target_id, q.target_uuid
-        )
-        SELECT p.counter_id, c.id IS NOT NULL AS installed,
-               c.target_schema, c.target_table, c.target_key, c.key_type, c.target_column,
-               sum(p.n) AS n,
-               array_agg(p.target_id) FILTER (WHERE p.delta <> 0) AS ids,
-               array_agg(p.target_uuid) FILTER (WHERE p.delta <> 0) AS uuids,
-               array_agg(p.delta) FILTER (WHERE p.delta <> 0) AS deltas,
-               array_agg(p.n) FILTER (WHERE p.delta <> 0) AS ns,
-               array_agg(p.since) FILTER (WHERE p.delta <> 0) AS sinces
-          FROM per_target p
-          LEFT JOIN countercache.counter c ON c.id = p.counter_id
-         GROUP BY p.counter_id, c.id
-         ORDER BY p.counter_id
+    -- orphans whose target row exists again go back to the queue first, so that this round applies them
+    PERFORM countercache.adopt_orphans(max_deltas);
+    SELECT array_agg(p.id) INTO ids
+      FROM (SELECT p.id FROM countercache.delta p ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED) p;
+
+    -- deltas of counters that are no longer installed are consumed without effect
+    WITH gone AS (
+        DELETE FROM countercache.delta q WHERE q.id = ANY (ids)
+           AND NOT EXISTS (SELECT 1 FROM countercache.counter c WHERE c.id = q.counter_id)
+        RETURNING q.counter_id
+    )
+    SELECT coalesce(jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n)), '[]') INTO part
+      FROM (SELECT g.counter_id, count(*) AS n FROM gone g GROUP BY g.counter_id) s;
+    report := report || part;
+
+    FOR tb IN
+        SELECT c.target_schema, c.target_table, c.target_key, c.key_type,
+               array_agg(c.id ORDER BY c.id) AS counters, array_agg(c.target_column ORDER BY c.id) AS columns
+          FROM countercache.counter c
+         WHERE c.id IN (SELECT q.counter_id FROM countercache.delta q WHERE q.id = ANY (ids))
+         GROUP BY c.target_schema, c.target_table, c.target_key, c.key_type
+         ORDER BY c.target_schema, c.target_table
     LOOP
-        counter_id := b.counter_id;
-        consumed := b.n;
-        -- array_agg keeps NULLs: report only the column that holds this counter's keys
-        target_ids := CASE WHEN b.key_type = 'uuid' THEN NULL ELSE b.ids END;
-        target_uuids := CASE WHEN b.key_type = 'uuid' THEN b.uuids END;
-        IF NOT b.installed OR b.deltas IS NULL THEN
-            RETURN NEXT;
-            CONTINUE;
-        END IF;
-        apply := format(
-            $q$WITH d AS (
-                   SELECT * FROM unnest(%6$s, $2::bigint[], $3::bigint[], $4::timestamptz[]) AS d(k, delta, n, since)
-               ), locked AS (
-                   SELECT t.%3$I AS k FROM %1$I.%2$I t WHERE t.%3$I = ANY (%6$s)
-                      FOR NO KEY UPDATE SKIP LOCKED
-               ), applied AS (
-                   UPDATE %1$I.%2$I t SET %4$I = coalesce(t.%4$I, 0) + d.delta
-                     FROM d JOIN locked l ON l.k = d.k
-                    WHERE t.%3$I = d.k
-               ), busy AS (
-                   SELECT d.* FROM d
-                    WHERE NOT EXISTS (SELECT 1 FROM locked l WHERE l.k = d.k)
-                      AND EXISTS (SELECT 1 FROM %1$I.%2$I t WHERE t.%3$I = d.k)
-               ), requeued AS (
-                   INSERT INTO countercache.delta (counter_id, %5$I, delta, enqueued_at)
-                   SELECT $5, busy.k, busy.delta, busy.since FROM busy
-               )
-               SELECT coalesce(sum(busy.n), 0) FROM busy$q$,
-            b.target_schema, b.target_table, b.target_key, b.target_column,
-            CASE WHEN b.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
-            CASE WHEN b.key_type = 'uuid' THEN '$6' ELSE '$1' END);
+        apply := countercache.apply_sql(tb.target_schema, tb.target_table, tb.target_key, tb.key_type,
+                                        tb.counters, tb.columns);
+        kc := CASE WHEN tb.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END;
         BEGIN
-            EXECUTE apply INTO requeued USING b.ids, b.deltas, b.ns, b.sinces, b.counter_id, b.uuids;
+            EXECUTE apply INTO part USING ids, tb.counters;
+            report := report || coalesce(part, '[]');
+            CONTINUE;
         EXCEPTION WHEN OTHERS THEN
-            -- One target's new value is refused. Apply target by target, each in its own subtransaction, and park
-            -- the refused ones in the dead-letter table so the rest of the queue keeps flowing.
-            requeued := 0;
-            FOR i IN 1 .. array_length(b.deltas, 1) LOOP
+            GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
+            IF countercache.transient(state) THEN
+                RAISE;
+            END IF;
+        END;
+        -- some target refuses its new value: go target by target
+        FOR k IN EXECUTE format('SELECT array_agg(q.id) AS ids, array_agg(DISTINCT q.counter_id) AS counters
+                                   FROM countercache.delta q WHERE q.id = ANY ($1) AND q.counter_id = ANY ($2)
+                                  GROUP BY q.%I', kc)
+                 USING ids, tb.counters
+        LOOP
+            BEGIN
+                EXECUTE apply INTO part USING k.ids, k.counters;
+                report := report || coalesce(part, '[]');
+                CONTINUE;
+            EXCEPTION WHEN OTHERS THEN
+                GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
+                IF countercache.transient(state) THEN
+                    RAISE;
+                END IF;
+            END;
+            -- which of its counters are refused? Try each alone and always roll the try back, so that the row is
+            -- updated once, at the end (see the foreign-key note above).
+            accepted := '{}'; refused := '{}'; states := '{}'; messages := '{}';
+            FOREACH cid IN ARRAY k.counters LOOP
                 BEGIN
-                    EXECUTE apply INTO one USING ARRAY[b.ids[i]], ARRAY[b.deltas[i]], ARRAY[b.ns[i]],
-                                                 ARRAY[b.sinces[i]], b.counter_id, ARRAY[b.uuids[i]];
-                    requeued := requeued + one;
-                EXCEPTION WHEN OTHERS THEN
-                    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
-                    -- transient failures (deadlock, serialization, lock timeout, resources, shutdown) abort the
-                    -- round instead: it rolls back and the worker retries it
-                    IF left(state, 2) IN ('40', '53', '57', '58', '08') OR state IN ('55P03', '55006') THEN
-                        RAISE;
-                    END IF;
-                    INSERT INTO countercache.dead_letter (counter_id, target_id, target_uuid, delta, deltas,
-                                                          first_enqueued_at, sqlstate, error)
-                    VALUES (b.counter_id, b.ids[i], b.uuids[i], b.deltas[i], b.ns[i], b.sinces[i], state, message);
+                    EXECUTE apply USING k.ids, ARRAY[cid];
+                    RAISE SQLSTATE 'CC001';
+                EXCEPTION
+                    WHEN SQLSTATE 'CC001' THEN
+                        accepted := accepted || cid;
+                    WHEN OTHERS THEN
+                        GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
+                        IF countercache.transient(state) THEN
+                            RAISE;
+                        END IF;
+                        refused := refused || cid;
+                        states := states || state;
+                        messages := messages || message;
                 END;
             END LOOP;
-        END;
-        consumed := consumed - requeued;
-        RETURN NEXT;
+            IF cardinality(accepted) > 0 THEN
+                EXECUTE apply INTO part USING k.ids, accepted;
+                report := report || coalesce(part, '[]');
+            END IF;
+            EXECUTE format(
+                $q$WITH q AS (
+                       SELECT q.id, q.counter_id, q.%1$I AS k, q.delta, q.enqueued_at
+                         FROM countercache.delta q WHERE q.id = ANY ($1) AND q.counter_id = ANY ($2)
+                   ), waits AS (
+                       SELECT DISTINCT q.counter_id FROM q
+                        WHERE EXISTS (SELECT 1 FROM countercache.delta x
+                                       WHERE x.counter_id = q.counter_id AND x.%1$I = q.k AND x.id < q.id
+                                         AND x.id <> ALL ($1))
+                   ), parked AS (
+                       DELETE FROM countercache.delta x USING q
+                        WHERE x.id = q.id AND q.counter_id NOT IN (SELECT w.counter_id FROM waits w)
+                       RETURNING q.*
+                   ), dead AS (
+                       INSERT INTO countercache.dead_letter (counter_id, %1$I, delta, deltas, first_enqueued_at,
+                                                             sqlstate, error)
+                       SELECT p.counter_id, p.k, sum(p.delta), count(*), min(p.enqueued_at), e.state, e.message
+                         FROM parked p JOIN unnest($2, $3::text[], $4::text[]) AS e(counter_id, state, message)
+                              ON e.counter_id = p.counter_id
+                        GROUP BY p.counter_id, p.k, e.state, e.message
+                   )
+                   SELECT coalesce(jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n)), '[]')
+                     FROM (SELECT p.counter_id, count(*) AS n FROM parked p GROUP BY p.counter_id) s$q$, kc)
+                INTO part USING k.ids, refused, states, messages;
+            report := report || part;
+        END LOOP;
+    END LOOP;
+
+    RETURN QUERY
+        SELECT (e->>'c')::integer, (e->>'n')::bigint,
+               CASE WHEN c.key_type IS DISTINCT FROM 'uuid' AND jsonb_typeof(e->'k') = 'array'
+                    THEN ARRAY(SELECT x::bigint FROM jsonb_array_elements_text(e->'k') x) END,
+               CASE WHEN c.key_type = 'uuid' AND jsonb_typeof(e->'k') = 'array'
+                    THEN ARRAY(SELECT x::uuid FROM jsonb_array_elements_text(e->'k') x) END
+          FROM jsonb_array_elements(report) e
+          LEFT JOIN countercache.counter c ON c.id = (e->>'c')::integer;
+END
+$fn$;
+
+-- Whether a SQLSTATE is a transient failure that must abort a round (so that it rolls back and is retried) rather
+-- than dead-letter deltas: deadlock and serialization (40), resources (53), shutdown (57), system (58), connection
+-- (08), lock timeouts (55P03, 55006).
+CREATE OR REPLACE FUNCTION countercache.transient(state text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT left(state, 2) IN ('40', '53', '57', '58', '08') OR state IN ('55P03', '55006')
+$fn$;
+
+-- Moves orphaned deltas whose target row now exists back to the queue, and folds the others (one row per counter and
+-- key; a key whose orphans sum to zero is forgotten). Orphans are claimed with FOR UPDATE SKIP LOCKED like the queue.
+CREATE OR REPLACE FUNCTION countercache.adopt_orphans(max_rows integer)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    c countercache.counter;
+BEGIN
+    FOR c IN
+        SELECT k.* FROM countercache.counter k
+         WHERE k.id IN (SELECT DISTINCT o.counter_id FROM countercache.orphan o)
+         ORDER BY k.id
+    LOOP
+        EXECUTE format(
+            $q$WITH claimed AS (
+                   SELECT o.id, o.%4$I AS k, o.delta, o.enqueued_at FROM countercache.orphan o
+                    WHERE o.counter_id = $1 ORDER BY o.id LIMIT $2 FOR UPDATE SKIP LOCKED
+               ), g AS (
+                   SELECT c.k, sum(c.delta) AS delta, count(*) AS n, min(c.enqueued_at) AS since,
+                          EXISTS (SELECT 1 FROM %1$I.%2$I t WHERE t.%3$I = c.k) AS present
+                     FROM claimed c GROUP BY c.k
+               ), gone AS (
+                   DELETE FROM countercache.orphan o USING claimed c JOIN g ON g.k = c.k
+                    WHERE o.id = c.id AND (g.present OR g.delta = 0 OR g.n > 1)
+               ), back AS (
+                   INSERT INTO countercache.delta (counter_id, %4$I, delta, enqueued_at)
+                   SELECT $1, g.k, g.delta, g.since FROM g WHERE g.present AND g.delta <> 0
+               )
+               INSERT INTO countercache.orphan (counter_id, %4$I, delta, enqueued_at)
+               SELECT $1, g.k, g.delta, g.since FROM g WHERE NOT g.present AND g.delta <> 0 AND g.n > 1$q$,
+            c.target_schema, c.target_table, c.target_key,
+            CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END)
+            USING c.id, max_rows;
     END LOOP;
 END
 $fn$;

@@ -6,6 +6,7 @@ import io.countercache.spi.KeyType;
 import io.countercache.spi.TableName;
 import io.countercache.testing.TestDatabase;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 
@@ -31,6 +32,12 @@ final class BlogSchema {
             CREATE TABLE shop_line (id serial PRIMARY KEY, order_id uuid REFERENCES shop_order (id), amount bigint);
             CREATE TABLE tag (id integer PRIMARY KEY);
             CREATE TABLE tagging (id serial PRIMARY KEY, tag_id integer REFERENCES tag (id));
+            CREATE TABLE shelf (id bigint PRIMARY KEY);
+            CREATE TABLE book (id bigserial PRIMARY KEY, shelf_id bigint);
+            CREATE TABLE shop (id bigint PRIMARY KEY, name text);
+            CREATE TABLE product (id bigint PRIMARY KEY, shop_id bigint NOT NULL REFERENCES shop, name text);
+            CREATE TABLE review (id bigserial PRIMARY KEY, product_id bigint REFERENCES product ON DELETE CASCADE,
+                                 stars int, approved boolean NOT NULL);
             """;
 
     static final TableName USER = new TableName("public", "blog_user");
@@ -50,8 +57,19 @@ final class BlogSchema {
     static final CounterDefinition TAG_USES = new CounterDefinition("Tag.uses", new TableName("public", "tag"),
             "id", KeyType.INTEGER, "uses", "integer", new TableName("public", "tagging"), "tag_id", null, null);
 
-    static final List<CounterDefinition> ALL =
-            List.of(ARTICLE_COMMENTS, ARTICLE_PUBLIC, USER_PUBLIC, ARTICLE_LIKES, ORDER_TOTAL, TAG_USES);
+    /** No foreign key: books may point at a shelf that does not exist (yet, or any more). */
+    static final CounterDefinition SHELF_BOOKS = new CounterDefinition("Shelf.books", new TableName("public", "shelf"),
+            "id", KeyType.BIGINT, "books", "bigint", new TableName("public", "book"), "shelf_id", null, null);
+    /** Two counters on one target row whose table has a foreign key to a parent (shop). */
+    static final CounterDefinition PRODUCT_APPROVED = new CounterDefinition("Product.approvedReviews",
+            new TableName("public", "product"), "id", KeyType.BIGINT, "approved_reviews", "bigint",
+            new TableName("public", "review"), "product_id", "approved", null);
+    static final CounterDefinition PRODUCT_STARS = new CounterDefinition("Product.stars",
+            new TableName("public", "product"), "id", KeyType.BIGINT, "stars", "bigint",
+            new TableName("public", "review"), "product_id", "approved", "stars");
+
+    static final List<CounterDefinition> ALL = List.of(ARTICLE_COMMENTS, ARTICLE_PUBLIC, USER_PUBLIC, ARTICLE_LIKES,
+            ORDER_TOTAL, TAG_USES, SHELF_BOOKS, PRODUCT_APPROVED, PRODUCT_STARS);
 
     /** Every counter's value beside its recount, one row per target whose values differ. */
     static final String MISMATCHES = """
@@ -83,6 +101,20 @@ final class BlogSchema {
             SELECT 'tag uses', t.id::text, t.uses, (SELECT count(*) FROM tagging g WHERE g.tag_id = t.id)
               FROM tag t
              WHERE t.uses <> (SELECT count(*) FROM tagging g WHERE g.tag_id = t.id)
+            UNION ALL
+            SELECT 'shelf books', s.id::text, s.books, (SELECT count(*) FROM book b WHERE b.shelf_id = s.id)
+              FROM shelf s
+             WHERE s.books <> (SELECT count(*) FROM book b WHERE b.shelf_id = s.id)
+            UNION ALL
+            SELECT 'product approved', p.id::text, p.approved_reviews,
+                   (SELECT count(*) FROM review r WHERE r.product_id = p.id AND r.approved)
+              FROM product p
+             WHERE p.approved_reviews <> (SELECT count(*) FROM review r WHERE r.product_id = p.id AND r.approved)
+            UNION ALL
+            SELECT 'product stars', p.id::text, p.stars,
+                   (SELECT coalesce(sum(stars), 0) FROM review r WHERE r.product_id = p.id AND r.approved)
+              FROM product p
+             WHERE p.stars <> (SELECT coalesce(sum(stars), 0) FROM review r WHERE r.product_id = p.id AND r.approved)
             """;
 
     private BlogSchema() {
@@ -94,8 +126,8 @@ final class BlogSchema {
     }
 
     static void install(TestDatabase db, List<CounterDefinition> counters) throws SQLException {
-        for (InstallSql.Unit unit : InstallSql.units(counters)) {
-            db.executeInTransaction(unit.sql());
+        try (Connection c = db.dataSource().getConnection()) {
+            InstallSql.apply(c, InstallSql.units(counters));
         }
     }
 
@@ -105,6 +137,9 @@ final class BlogSchema {
             // keep going until a round consumes nothing
         }
         assertThat(db.queryLong("SELECT count(*) FROM countercache.delta")).as("deltas left after rollup").isZero();
+        assertThat(db.queryRows("SELECT counter_id, target_id, delta FROM countercache.orphan o WHERE EXISTS"
+                + " (SELECT 1 FROM shelf s WHERE s.id = o.target_id) AND o.counter_id = " + SHELF_BOOKS.id()))
+                .as("orphans whose target exists").isEmpty();
         assertThat(db.queryRows(MISMATCHES)).as("counters that differ from their recount (kind, key, value, recount)")
                 .isEmpty();
     }

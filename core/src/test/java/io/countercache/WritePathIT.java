@@ -237,6 +237,23 @@ class WritePathIT {
     }
 
     @Test
+    void aWorkerRunsARequestedRecountInBatchesAndRepairsDrift() throws Exception {
+        long u = user();
+        for (int i = 0; i < 5; i++) {
+            comment(u, article(), "public");
+        }
+        BlogSchema.assertExactAfterRollup(db);
+        db.execute("UPDATE blog_article SET total_comments = total_comments + 10;"   // drift, by hand
+                + "SELECT countercache.request_recount(" + BlogSchema.ARTICLE_COMMENTS.id() + ")");
+        try (RollupWorker worker = RollupWorker.builder(db.dataSource()).batchSize(2)
+                .pollInterval(java.time.Duration.ofMillis(5)).build().start()) {
+            io.countercache.testing.Await.until("the recount job is done",
+                    () -> db.queryLong("SELECT count(*) FROM countercache.recount_job") == 0);
+        }
+        BlogSchema.assertExactAfterRollup(db);
+    }
+
+    @Test
     void aDeltaTheTargetRefusesIsDeadLetteredWhileEverythingElseFlows() throws Exception {
         TestDatabase own = TestPostgres.newDatabase(WritePathIT.class);
         BlogSchema.create(own);

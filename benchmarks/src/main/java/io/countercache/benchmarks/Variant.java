@@ -155,12 +155,7 @@ enum Variant {
                 }
                 case DJANGO -> st.execute(DJANGO_SQL);
                 case LIBRARY -> {
-                    for (InstallSql.Unit unit : InstallSql.units(COUNTERS)) {
-                        c.setAutoCommit(false);
-                        st.execute(unit.sql());
-                        c.commit();
-                        c.setAutoCommit(true);
-                    }
+                    InstallSql.apply(c, InstallSql.units(COUNTERS));
                 }
                 default -> { }
             }

@@ -8,6 +8,9 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -29,15 +32,24 @@ import static io.countercache.internal.Sql.literal;
  * <ol>
  *   <li>{@code countercache-schema}: the catalog, the queue and the functions;</li>
  *   <li>one {@code countercache-source-<schema>.<table>} per source table: under a lock that keeps writers of the
- *       source out, define (check, record, add the column, recount when new or changed) each counter it feeds, then
- *       (re)create the statement-level capture triggers that turn every write into queued deltas;</li>
- *   <li>{@code countercache-prune}: forget counters that are no longer declared.</li>
+ *       source out for the few milliseconds it takes, define (check, record, add the column, ask for a recount when
+ *       new or changed) each counter it feeds, then (re)create the capture triggers that turn every write, and every
+ *       TRUNCATE, into queued deltas;</li>
+ *   <li>one {@code countercache-target-<schema>.<table>} per target table: the triggers that hand a deleted target
+ *       row's counts back to the queue (and take an inserted row's), so that a key's deltas stay exact across a
+ *       delete and a re-insert;</li>
+ *   <li>{@code countercache-prune}: forget counters that are no longer declared;</li>
+ *   <li>{@code countercache-recount}: run the requested recounts in batches, each its own transaction, so that
+ *       writers never wait for them. It runs on every update, outside a transaction.</li>
  * </ol>
  */
 public final class InstallSql {
 
-    /** One transaction's worth of SQL: {@code id} is stable across regenerations. */
-    public record Unit(String id, String description, String sql) {
+    /**
+     * One transaction's worth of SQL, {@code id} stable across regenerations; or, when {@code everyTime} is set, SQL
+     * that runs on every update and outside a transaction (it commits as it goes).
+     */
+    public record Unit(String id, String description, String sql, boolean everyTime) {
     }
 
     private static final String NEW_ROWS = "countercache_new";
@@ -53,20 +65,54 @@ public final class InstallSql {
         for (CounterDefinition c : counters) {
             bySource.computeIfAbsent(c.source(), s -> new ArrayList<>()).add(c);
         }
+        Map<TableName, List<CounterDefinition>> byTarget = new TreeMap<>();
+        for (CounterDefinition c : counters) {
+            byTarget.computeIfAbsent(c.target(), t -> new ArrayList<>()).add(c);
+        }
         List<Unit> units = new ArrayList<>();
-        units.add(new Unit("countercache-schema", "countercache catalog, queue and functions", schema()));
+        units.add(new Unit("countercache-schema", "countercache catalog, queue and functions", schema(), false));
         bySource.forEach((source, defs) -> {
             defs.sort(Comparator.comparing(CounterDefinition::name));
-            units.add(new Unit("countercache-source-" + source,
-                    "counters fed by " + source + ": " + defs.stream().map(CounterDefinition::declaredBy)
-                            .collect(Collectors.joining(", ")),
-                    sourceSql(source, defs)));
+            units.add(new Unit("countercache-source-" + source, "counters fed by " + source + ": " + declarers(defs),
+                    sourceSql(source, defs), false));
+        });
+        byTarget.forEach((target, defs) -> {
+            defs.sort(Comparator.comparing(CounterDefinition::name));
+            units.add(new Unit("countercache-target-" + target, "counters held by " + target + ": " + declarers(defs),
+                    targetSql(target, defs), false));
         });
         String keep = counters.stream().map(CounterDefinition::name).sorted().map(Sql::literal)
                 .collect(Collectors.joining(", "));
         units.add(new Unit("countercache-prune", "forget counters that are no longer declared",
-                "SELECT countercache.prune(ARRAY[" + keep + "]::text[]);\n"));
+                "SELECT countercache.prune(ARRAY[" + keep + "]::text[]);\n", false));
+        units.add(new Unit("countercache-recount", "recount new and changed counters, in batches",
+                "CALL countercache.run_recounts();\n", true));
         return units;
+    }
+
+    /**
+     * Runs the units over JDBC as the Liquibase changelog runs them: each unit in a transaction of its own, an
+     * {@code everyTime} unit in auto-commit mode. Leaves the connection in auto-commit mode.
+     */
+    public static void apply(Connection connection, List<Unit> units) throws SQLException {
+        for (Unit unit : units) {
+            try (Statement st = connection.createStatement()) {
+                connection.setAutoCommit(unit.everyTime());
+                try {
+                    st.execute(unit.sql());
+                    if (!unit.everyTime()) {
+                        connection.commit();
+                    }
+                } catch (SQLException e) {
+                    if (!unit.everyTime()) {
+                        connection.rollback();
+                    }
+                    throw e;
+                }
+            } finally {
+                connection.setAutoCommit(true);
+            }
+        }
     }
 
     /** The countercache schema itself (idempotent). */
@@ -98,14 +144,18 @@ public final class InstallSql {
         }
     }
 
-    /** The name of the capture function of a source table, at most 63 bytes and unique per table. */
-    static String captureFunction(TableName source) {
-        String name = "capture_" + source.schema() + "_" + source.table();
+    /** The name of a table's trigger function ({@code capture_} or {@code target_}), at most 63 bytes. */
+    static String triggerFunction(String prefix, TableName table) {
+        String name = prefix + table.schema() + "_" + table.table();
         if (name.getBytes(StandardCharsets.UTF_8).length <= 63) {
             return name;
         }
-        String hash = Integer.toHexString(source.toString().hashCode());
-        return "capture_" + source.table().substring(0, Math.min(source.table().length(), 40)) + "_" + hash;
+        String hash = Integer.toHexString(table.toString().hashCode());
+        return prefix + table.table().substring(0, Math.min(table.table().length(), 40)) + "_" + hash;
+    }
+
+    private static String declarers(List<CounterDefinition> defs) {
+        return defs.stream().map(CounterDefinition::declaredBy).collect(Collectors.joining(", "));
     }
 
     private static void checkDistinct(List<CounterDefinition> counters) {
@@ -127,26 +177,79 @@ public final class InstallSql {
 
     private static String sourceSql(TableName source, List<CounterDefinition> defs) {
         StringBuilder sql = new StringBuilder();
-        sql.append("-- Keeps writers of ").append(source).append(" out until commit, so no delta is in flight while")
-                .append(" counters are recounted and triggers replaced.\n");
+        sql.append("-- Keeps writers of ").append(source).append(" out until commit (milliseconds: recounts run later),")
+                .append(" so that each write is counted by either the old triggers or the new ones.\n");
         sql.append("LOCK TABLE ").append(source.sql()).append(" IN SHARE ROW EXCLUSIVE MODE;\n\n");
         for (CounterDefinition c : defs) {
             sql.append(defineCall(c)).append('\n');
         }
-        String fn = "countercache." + ident(captureFunction(source));
+        String fn = "countercache." + ident(triggerFunction("capture_", source));
+        String truncated = "TRUNCATE of " + source;
         sql.append("CREATE OR REPLACE FUNCTION ").append(fn).append("()\n")
                 .append("RETURNS trigger\nLANGUAGE plpgsql\nSET search_path = pg_catalog, pg_temp\nAS $capture$\n")
                 .append("#variable_conflict use_column\nBEGIN\n")
-                .append("    IF TG_OP = 'INSERT' THEN\n").append(enqueue(defs, true, false))
-                .append("    ELSIF TG_OP = 'DELETE' THEN\n").append(enqueue(defs, false, true))
-                .append("    ELSIF TG_OP = 'UPDATE' THEN\n").append(enqueue(defs, true, true))
+                .append("    IF TG_OP = 'INSERT' THEN\n").append(enqueue(defs, NEW_ROWS, null))
+                .append("    ELSIF TG_OP = 'DELETE' THEN\n").append(enqueue(defs, null, OLD_ROWS))
+                .append("    ELSIF TG_OP = 'UPDATE' THEN\n").append(enqueue(defs, NEW_ROWS, OLD_ROWS))
+                .append("    ELSIF TG_OP = 'TRUNCATE' THEN\n")
+                .append("        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted\n")
+                .append("        PERFORM countercache.require_read_committed(").append(literal(truncated)).append(",\n")
+                .append("            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');\n")
+                .append(enqueue(defs, null, source.sql()))
                 .append("    END IF;\n    RETURN NULL;\nEND\n$capture$;\n\n");
-        sql.append(trigger("countercache_insert", "INSERT", "REFERENCING NEW TABLE AS " + NEW_ROWS, source, fn));
-        sql.append(trigger("countercache_update", "UPDATE",
+        sql.append(trigger("countercache_insert", "AFTER INSERT", "REFERENCING NEW TABLE AS " + NEW_ROWS, source, fn));
+        sql.append(trigger("countercache_update", "AFTER UPDATE",
                 "REFERENCING OLD TABLE AS " + OLD_ROWS + " NEW TABLE AS " + NEW_ROWS, source, fn));
-        sql.append(trigger("countercache_delete", "DELETE", "REFERENCING OLD TABLE AS " + OLD_ROWS, source, fn));
-        sql.append(trigger("countercache_truncate", "TRUNCATE", null, source, "countercache.capture_truncate"));
+        sql.append(trigger("countercache_delete", "AFTER DELETE", "REFERENCING OLD TABLE AS " + OLD_ROWS, source, fn));
+        sql.append(trigger("countercache_truncate", "BEFORE TRUNCATE", null, source, fn));
         return sql.toString();
+    }
+
+    /**
+     * A target row's counter columns belong to the count of its key: a deleted (or truncated) row hands its values
+     * back to the queue and an inserted row takes its initial values out, so the column, the queue, the dead letters
+     * and the orphans of a key always add up to its recount, whatever happens to the row (see the recount argument).
+     */
+    private static String targetSql(TableName target, List<CounterDefinition> defs) {
+        String fn = "countercache." + ident(triggerFunction("target_", target));
+        String key = ident(defs.get(0).targetKey());
+        StringBuilder sql = new StringBuilder();
+        sql.append("CREATE OR REPLACE FUNCTION ").append(fn).append("()\n")
+                .append("RETURNS trigger\nLANGUAGE plpgsql\nSET search_path = pg_catalog, pg_temp\nAS $target$\n")
+                .append("BEGIN\n")
+                .append("    IF TG_OP = 'INSERT' THEN\n").append(handBack(defs, NEW_ROWS, "-"))
+                .append("    ELSIF TG_OP = 'DELETE' THEN\n").append(handBack(defs, OLD_ROWS, ""))
+                .append("    ELSIF TG_OP = 'UPDATE' THEN\n")
+                .append("        -- the key changed (a row trigger, only then): the old key gets its values back\n")
+                .append("        INSERT INTO countercache.delta (counter_id, ").append(defs.get(0).keyType().queueColumn())
+                .append(", delta)\n        SELECT c, k, d FROM (VALUES\n            ")
+                .append(defs.stream().map(c -> "(" + c.id() + ", OLD." + key + ", coalesce(OLD." + ident(c.column())
+                        + ", 0)::bigint), (" + c.id() + ", NEW." + key + ", -coalesce(NEW." + ident(c.column()) + ", 0)::bigint)")
+                        .collect(Collectors.joining(",\n            ")))
+                .append("\n        ) v(c, k, d) WHERE d <> 0;\n")
+                .append("    ELSIF TG_OP = 'TRUNCATE' THEN\n")
+                .append("        PERFORM countercache.require_read_committed(").append(literal("TRUNCATE of " + target))
+                .append(",\n            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');\n")
+                .append(handBack(defs, target.sql(), ""))
+                .append("    END IF;\n    RETURN NULL;\nEND\n$target$;\n\n");
+        sql.append(trigger("countercache_target_insert", "AFTER INSERT", "REFERENCING NEW TABLE AS " + NEW_ROWS, target, fn));
+        sql.append(trigger("countercache_target_delete", "AFTER DELETE", "REFERENCING OLD TABLE AS " + OLD_ROWS, target, fn));
+        sql.append("CREATE OR REPLACE TRIGGER countercache_target_key AFTER UPDATE OF ").append(key)
+                .append(" ON ").append(target.sql()).append("\n    FOR EACH ROW WHEN (OLD.").append(key)
+                .append(" IS DISTINCT FROM NEW.").append(key).append(") EXECUTE FUNCTION ").append(fn).append("();\n");
+        sql.append(trigger("countercache_target_truncate", "BEFORE TRUNCATE", null, target, fn));
+        return sql.toString();
+    }
+
+    /** Queues each counter's value in these rows of the target, with this sign, per key. */
+    private static String handBack(List<CounterDefinition> defs, String rows, String sign) {
+        String key = ident(defs.get(0).targetKey());
+        return "        INSERT INTO countercache.delta (counter_id, " + defs.get(0).keyType().queueColumn() + ", delta)\n"
+                + "        SELECT c, k, d FROM (\n            "
+                + defs.stream().map(c -> "SELECT " + c.id() + " AS c, r." + key + " AS k, " + sign + "coalesce(r."
+                        + ident(c.column()) + ", 0)::bigint AS d FROM " + rows + " AS r")
+                        .collect(Collectors.joining("\n            UNION ALL\n            "))
+                + "\n        ) s WHERE d <> 0;\n";
     }
 
     private static String defineCall(CounterDefinition c) {
@@ -162,11 +265,11 @@ public final class InstallSql {
     }
 
     /**
-     * One INSERT per key type into the queue: every counter's contribution from the new rows (added) and the old rows
-     * (subtracted), summed per counter and target, so a bulk statement yields one delta per target and an update that
+     * One INSERT per key type into the queue: every counter's contribution from the added rows and the removed rows
+     * (subtracted; a transition table, or the source table itself before a TRUNCATE), summed per counter and target, so a bulk statement yields one delta per target and an update that
      * changes nothing relevant yields none.
      */
-    private static String enqueue(List<CounterDefinition> defs, boolean added, boolean removed) {
+    private static String enqueue(List<CounterDefinition> defs, String added, String removed) {
         StringBuilder out = new StringBuilder();
         Map<String, List<CounterDefinition>> byQueueColumn = new TreeMap<>();
         for (CounterDefinition c : defs) {
@@ -175,11 +278,11 @@ public final class InstallSql {
         byQueueColumn.forEach((queueColumn, group) -> {
             List<String> parts = new ArrayList<>();
             for (CounterDefinition c : group) {
-                if (added) {
-                    parts.add(contribution(c, NEW_ROWS, ""));
+                if (added != null) {
+                    parts.add(contribution(c, added, ""));
                 }
-                if (removed) {
-                    parts.add(contribution(c, OLD_ROWS, "-"));
+                if (removed != null) {
+                    parts.add(contribution(c, removed, "-"));
                 }
             }
             out.append("        INSERT INTO countercache.delta (counter_id, ").append(queueColumn).append(", delta)\n")
@@ -200,7 +303,7 @@ public final class InstallSql {
     }
 
     private static String trigger(String name, String event, String referencing, TableName source, String fn) {
-        return "CREATE OR REPLACE TRIGGER " + name + " AFTER " + event + " ON " + source.sql()
+        return "CREATE OR REPLACE TRIGGER " + name + " " + event + " ON " + source.sql()
                 + (referencing == null ? "" : "\n    " + referencing)
                 + "\n    FOR EACH STATEMENT EXECUTE FUNCTION " + fn + "();\n";
     }

@@ -33,8 +33,8 @@ class HibernateCountersIT {
                 // rollups here are SQL calls, not an in-process worker that would evict the cached posts
                 .property("hibernate.cache.use_second_level_cache", "false")
                 .createEntityManagerFactory();
-        for (InstallSql.Unit unit : InstallSql.units(CounterModel.definitions(List.of(Post.class, Remark.class), Map.of()))) {
-            db.executeInTransaction(unit.sql());
+        try (java.sql.Connection c = db.dataSource().getConnection()) {
+            InstallSql.apply(c, InstallSql.units(CounterModel.definitions(List.of(Post.class, Remark.class), Map.of())));
         }
     }
 

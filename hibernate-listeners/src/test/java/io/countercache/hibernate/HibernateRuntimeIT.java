@@ -30,8 +30,8 @@ class HibernateRuntimeIT {
     private static TestDatabase blog(List<CounterDefinition> installed) throws SQLException {
         TestDatabase db = TestPostgres.newDatabase(HibernateRuntimeIT.class);
         boot(db, Map.of("hibernate.hbm2ddl.auto", "create", CounterCacheSettings.VALIDATION, "none")).close();
-        for (InstallSql.Unit unit : InstallSql.units(installed)) {
-            db.executeInTransaction(unit.sql());
+        try (java.sql.Connection c = db.dataSource().getConnection()) {
+            InstallSql.apply(c, InstallSql.units(installed));
         }
         return db;
     }

@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * Renders counters as a Liquibase formatted-SQL changelog: one changeset per {@link InstallSql.Unit}, each
- * {@code runOnChange:true} (a changed counter re-applies exactly the changesets whose text changed) and
+ * {@code runOnChange:true} (a changed counter re-applies exactly the changesets whose text changed) or, for the
+ * recount that commits batch by batch, {@code runAlways:true runInTransaction:false}; and each
  * {@code splitStatements:false} (function bodies reach PostgreSQL whole). The output is deterministic: no dates,
  * sorted content, so a regenerated file reviews as a plain diff.
  */
@@ -29,7 +30,8 @@ public final class ChangelogWriter {
         }
         for (InstallSql.Unit unit : InstallSql.units(counters)) {
             out.append("\n-- changeset ").append(AUTHOR).append(':').append(unit.id())
-                    .append(" runOnChange:true splitStatements:false\n");
+                    .append(unit.everyTime() ? " runAlways:true runInTransaction:false" : " runOnChange:true")
+                    .append(" splitStatements:false\n");
             out.append("-- comment: ").append(unit.description().replace('\n', ' ')).append('\n');
             out.append(unit.sql().strip()).append('\n');
         }

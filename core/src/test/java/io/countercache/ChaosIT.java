@@ -1,0 +1,239 @@
+package io.countercache;
+
+import io.countercache.spi.CounterDefinition;
+import io.countercache.testing.TestDatabase;
+import io.countercache.testing.TestPostgres;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Everything at once, at random: writers (single rows, bulk statements, flips, reparents, deletes, a tenth rolled
+ * back), two rollup workers, recounts (whole and in batches) every second or so, sessions holding random target rows
+ * and parent rows locked for a few hundred milliseconds and then updating the target, targets deleted and inserted
+ * again with the same key, and an occasional TRUNCATE of a source. A watcher fails the test if a rollup ever waits
+ * for a lock. After the load stops and the queue is drained, every counter equals its recount.
+ *
+ * <p>{@code -Dchaos.seconds=N} (default 8) sets how long the load runs; {@code -Dchaos.seed=N} replays a run.
+ */
+class ChaosIT {
+
+    private static final int ARTICLES = 12;
+    private static final int USERS = 6;
+    private static final int PRODUCTS = 4;
+    private static final Set<String> EXPECTED = Set.of(
+            "40P01",   // writers deadlock among themselves on the comment rows they update in random order
+            "23503",   // a comment for an article another session just deleted
+            "23505",   // an article inserted again by two sessions at once
+            "55P03");  // lock_timeout of the sessions that wait on others
+
+    private static final String ROLLUP_WAITS = "SELECT count(*) FROM pg_stat_activity a"
+            + " WHERE a.datname = current_database() AND a.query LIKE '%rollup_report%'"
+            + " AND a.wait_event_type = 'Lock' AND a.wait_event <> 'extend' AND a.pid <> pg_backend_pid()";
+
+    private final AtomicBoolean running = new AtomicBoolean(true);
+    private final ConcurrentHashMap<String, AtomicLong> counts = new ConcurrentHashMap<>();
+
+    @Test
+    void everythingAtOnceEndsExactAndNoRollupEverWaits() throws Exception {
+        TestDatabase db = TestPostgres.newDatabase(ChaosIT.class);
+        BlogSchema.create(db);
+        db.execute("INSERT INTO blog_user (id) SELECT g FROM generate_series(1, " + USERS + ") g;"
+                + "INSERT INTO blog_article (id) SELECT g FROM generate_series(1, " + ARTICLES + ") g;"
+                + "INSERT INTO shop VALUES (1, 's'), (2, 't');"
+                + "INSERT INTO product (id, shop_id) SELECT g, 1 + g % 2 FROM generate_series(1, " + PRODUCTS + ") g;"
+                + "INSERT INTO shelf SELECT g FROM generate_series(1, 4) g;");
+        long seed = Long.getLong("chaos.seed", System.nanoTime());
+        long seconds = Long.getLong("chaos.seconds", 8);
+        System.out.println("ChaosIT seed " + seed + " (-Dchaos.seed=" + seed + " replays it), " + seconds + " s");
+        SplittableRandom seeds = new SplittableRandom(seed);
+
+        List<RollupWorker> workers = new ArrayList<>();
+        for (int i = 1; i <= 2; i++) {
+            workers.add(RollupWorker.builder(db.dataSource()).batchSize(40).pollInterval(Duration.ofMillis(10))
+                    .name("chaos-rollup-" + i).build().start());
+        }
+        ExecutorService pool = Executors.newCachedThreadPool();
+        List<Future<?>> actors = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            actors.add(pool.submit(loop(db, seeds.split(), this::write, 0)));
+        }
+        actors.add(pool.submit(loop(db, seeds.split(), this::lockTarget, 50)));
+        actors.add(pool.submit(loop(db, seeds.split(), this::lockParentThenUpdate, 100)));
+        actors.add(pool.submit(loop(db, seeds.split(), this::recount, 700)));
+        actors.add(pool.submit(loop(db, seeds.split(), this::deleteAndInsertTarget, 300)));
+        actors.add(pool.submit(loop(db, seeds.split(), this::truncate, 2500)));
+        Future<Long> watcher = pool.submit(() -> {
+            long seen = 0;
+            while (running.get()) {
+                seen += db.queryLong(ROLLUP_WAITS);
+                counts.computeIfAbsent("watcher samples", k -> new AtomicLong()).incrementAndGet();
+                Thread.sleep(3);
+            }
+            return seen;
+        });
+
+        Thread.sleep(seconds * 1000);
+        running.set(false);
+        for (Future<?> f : actors) {
+            f.get();
+        }
+        long rollupWaits = watcher.get();
+        pool.shutdown();
+        workers.forEach(RollupWorker::close);
+        System.out.println("ChaosIT " + counts);
+
+        assertThat(rollupWaits).as("samples that caught a rollup waiting for a lock").isZero();
+        assertThat(counts.getOrDefault("deadlock of a parent locker", new AtomicLong()).get())
+                .as("deadlocks of a session that locks a parent row and then updates its target").isZero();
+        for (String done : List.of("write", "recount", "deleteAndInsertTarget", "truncate", "lockParentThenUpdate")) {
+            assertThat(counts.getOrDefault(done, new AtomicLong()).get()).as(done + " committed").isPositive();
+        }
+        assertThat(workers.stream().mapToLong(RollupWorker::appliedDeltas).sum()).as("deltas the workers applied")
+                .isPositive();
+        BlogSchema.assertExactAfterRollup(db);
+    }
+
+    private interface Action {
+        void run(Statement st, SplittableRandom random) throws SQLException;
+    }
+
+    /** Runs an action again and again in transactions of its own until the load stops, pausing between. */
+    private Runnable loop(TestDatabase db, SplittableRandom random, Action action, long pauseMillis) {
+        return () -> {
+            String name = action.getClass().getSimpleName();
+            try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
+                c.setAutoCommit(false);
+                st.execute("SET lock_timeout = '2s'");
+                c.commit();
+                while (running.get()) {
+                    try {
+                        action.run(st, random);
+                        if (random.nextInt(10) == 0) {
+                            c.rollback();
+                        } else {
+                            c.commit();
+                        }
+                    } catch (SQLException e) {
+                        c.rollback();
+                        if (!EXPECTED.contains(e.getSQLState())) {
+                            throw new IllegalStateException(name + ": " + e.getMessage(), e);
+                        }
+                        count("error " + e.getSQLState());
+                    }
+                    if (pauseMillis > 0) {
+                        Thread.sleep(random.nextLong(pauseMillis / 2, pauseMillis * 3 / 2 + 1));
+                    }
+                }
+            } catch (SQLException | InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        };
+    }
+
+    private void count(String what) {
+        counts.computeIfAbsent(what, k -> new AtomicLong()).incrementAndGet();
+    }
+
+    private void write(Statement st, SplittableRandom r) throws SQLException {
+        int article = 1 + r.nextInt(ARTICLES), user = 1 + r.nextInt(USERS), product = 1 + r.nextInt(PRODUCTS);
+        String status = r.nextBoolean() ? "'public'" : "'private'";
+        for (int i = 0, n = 1 + r.nextInt(3); i < n; i++) {
+            st.execute(switch (r.nextInt(10)) {
+                case 0, 1 -> "INSERT INTO blog_comment (creator_id, article_id, publish_status, likes) VALUES ("
+                        + user + ", " + article + ", " + status + ", " + r.nextInt(5) + ")";
+                case 2 -> "INSERT INTO blog_comment (creator_id, article_id, publish_status, likes) SELECT 1 + g % "
+                        + USERS + ", " + article + ", " + status + ", g % 4 FROM generate_series(1, 30) g";
+                case 3 -> "UPDATE blog_comment SET publish_status = " + status + ", likes = likes + 1"
+                        + " WHERE id IN (SELECT id FROM blog_comment WHERE article_id = " + article + " LIMIT 5)";
+                case 4 -> "UPDATE blog_comment SET article_id = " + article + " WHERE id IN (SELECT id FROM blog_comment"
+                        + " WHERE creator_id = " + user + " ORDER BY random() LIMIT 3)";
+                case 5 -> "DELETE FROM blog_comment WHERE id IN (SELECT id FROM blog_comment WHERE article_id = "
+                        + article + " ORDER BY id LIMIT 4)";
+                case 6 -> "INSERT INTO review (product_id, stars, approved) VALUES (" + product + ", " + r.nextInt(6)
+                        + ", " + r.nextBoolean() + ")";
+                case 7 -> "UPDATE review SET approved = NOT approved, stars = stars + 1 WHERE id IN"
+                        + " (SELECT id FROM review WHERE product_id = " + product + " LIMIT 2)";
+                case 8 -> "INSERT INTO book (shelf_id) SELECT " + (1 + r.nextInt(6)) + " FROM generate_series(1, 3)";
+                default -> "DELETE FROM book WHERE id IN (SELECT id FROM book ORDER BY random() LIMIT 2)";
+            });
+        }
+        count("write");
+    }
+
+    private void lockTarget(Statement st, SplittableRandom r) throws SQLException {
+        String table = switch (r.nextInt(3)) {
+            case 0 -> "blog_article";
+            case 1 -> "blog_user";
+            default -> "shelf";
+        };
+        st.execute("SELECT 1 FROM " + table + " WHERE id = " + (1 + r.nextInt(6)) + " FOR UPDATE;"
+                + "SELECT pg_sleep(" + (100 + r.nextInt(300)) / 1000.0 + ")");
+        count("lockTarget");
+    }
+
+    /** The application pattern that deadlocked with a rollup that re-checked the product's foreign key. */
+    private void lockParentThenUpdate(Statement st, SplittableRandom r) throws SQLException {
+        int shop = 1 + r.nextInt(2);
+        try {
+            st.execute("SELECT 1 FROM shop WHERE id = " + shop + " FOR UPDATE; SELECT pg_sleep(0.05);"
+                    + "UPDATE product SET name = 'n' || random() WHERE shop_id = " + shop);
+        } catch (SQLException e) {
+            if ("40P01".equals(e.getSQLState())) {
+                count("deadlock of a parent locker");
+            }
+            throw e;
+        }
+        count("lockParentThenUpdate");
+    }
+
+    private void recount(Statement st, SplittableRandom r) throws SQLException {
+        CounterDefinition c = BlogSchema.ALL.get(r.nextInt(BlogSchema.ALL.size()));
+        if (r.nextBoolean()) {
+            st.execute("SELECT countercache.recount(" + c.id() + ")");
+        } else {
+            st.execute("SELECT countercache.request_recount(" + c.id() + ")");
+            st.getConnection().commit();
+            boolean done = false;
+            while (!done && running.get()) {          // batches of 3 keys, each in its own transaction
+                try (var rs = st.executeQuery("SELECT done FROM countercache.recount_step(" + c.id() + ", 3)")) {
+                    rs.next();
+                    done = rs.getBoolean(1);
+                }
+                st.getConnection().commit();
+            }
+        }
+        count("recount");
+    }
+
+    private void deleteAndInsertTarget(Statement st, SplittableRandom r) throws SQLException {
+        int id = 1 + r.nextInt(ARTICLES);
+        String table = r.nextBoolean() ? "blog_article" : "shelf";
+        st.execute("DELETE FROM " + table + " WHERE id = " + id);
+        if (r.nextBoolean()) {
+            st.getConnection().commit();                  // deleted for a while: deltas for it become orphans
+        }
+        st.execute("INSERT INTO " + table + " (id) VALUES (" + id + ") ON CONFLICT DO NOTHING");
+        count("deleteAndInsertTarget");
+    }
+
+    private void truncate(Statement st, SplittableRandom r) throws SQLException {
+        st.execute(r.nextBoolean() ? "TRUNCATE book" : "TRUNCATE review");
+        count("truncate");
+    }
+}

@@ -1,0 +1,185 @@
+package io.countercache;
+
+import io.countercache.spi.CounterDefinition;
+import io.countercache.testing.Sessions;
+import io.countercache.testing.Sessions.Session;
+import io.countercache.testing.Sessions.Step;
+import io.countercache.testing.TestDatabase;
+import io.countercache.testing.TestPostgres;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Each interleaving that once left a counter permanently wrong, or made a rollup wait, scripted step by step over
+ * several sessions (see docs/architecture.md, "Maintenance is a correction" and "Rollup"). Every test ends with every
+ * counter equal to its recount and no dead letter, and fails if a step that must not wait for a lock does.
+ */
+class InterleavingsIT {
+
+    private TestDatabase db;
+    private Sessions sessions;
+
+    @BeforeEach
+    void schema() throws Exception {
+        db = TestPostgres.newDatabase(InterleavingsIT.class);
+        BlogSchema.create(db);
+        db.execute("ALTER TABLE shelf ADD CONSTRAINT books_not_negative CHECK (books >= 0);"
+                + "INSERT INTO blog_user (id) VALUES (1); INSERT INTO blog_article (id) VALUES (1), (2);"
+                + "INSERT INTO shop VALUES (1, 's'); INSERT INTO product VALUES (1, 1, 'p');");
+        sessions = new Sessions(db.dataSource());
+    }
+
+    @AfterEach
+    void closeSessions() throws Exception {
+        sessions.close();
+    }
+
+    private static String comment(long article) {
+        return "INSERT INTO blog_comment (creator_id, article_id, publish_status, likes) VALUES (1, " + article
+                + ", 'public', 2)";
+    }
+
+    private static String recount(CounterDefinition c) {
+        return "SELECT countercache.recount(" + c.id() + ")";
+    }
+
+    private void assertExact() {
+        assertThat(db.queryRows("SELECT counter_id, target_id, delta, error FROM countercache.dead_letter"))
+                .as("dead letters").isEmpty();
+        BlogSchema.assertExactAfterRollup(db);
+    }
+
+    @Test
+    void aRecountOverlappingARollupThatLeftABusyTargetQueuedCountsItOnce() throws Exception {
+        Session locker = sessions.open("locker"), writer = sessions.open("writer");
+        Session rollup = sessions.open("rollup"), maintenance = sessions.open("maintenance");
+        writer.run(comment(1));
+        locker.run("BEGIN; SELECT 1 FROM blog_article WHERE id = 1 FOR UPDATE");
+        rollup.run("BEGIN; SELECT countercache.rollup(100)");        // the article is busy: its deltas stay queued
+        Step recount = maintenance.start(recount(BlogSchema.ARTICLE_COMMENTS));
+        rollup.run("COMMIT");
+        recount.await();
+        locker.run("COMMIT");
+        assertExact();
+        assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE id = 1")).isEqualTo(1);
+    }
+
+    @Test
+    void aRecountNeverMakesAWriterWait() throws Exception {
+        Session maintenance = sessions.open("maintenance"), writer = sessions.open("writer");
+        writer.run(comment(1));
+        db.execute("UPDATE blog_article SET total_comments = 7 WHERE id = 1");   // drift, by hand
+        maintenance.run("BEGIN; " + recount(BlogSchema.ARTICLE_COMMENTS));
+        writer.run(comment(1));                                      // fails if the recount holds writers back
+        writer.run("DELETE FROM blog_comment WHERE id = (SELECT min(id) FROM blog_comment)");
+        maintenance.run("COMMIT");
+        assertExact();
+    }
+
+    @Test
+    void twoRecountsOfOneCounterCorrectADriftOnce() throws Exception {
+        Session first = sessions.open("first"), second = sessions.open("second");
+        db.execute(comment(1) + "; SELECT countercache.rollup(100); UPDATE blog_article SET total_comments = 5 WHERE id = 1");
+        first.run("BEGIN; " + recount(BlogSchema.ARTICLE_COMMENTS));
+        Step late = second.start(recount(BlogSchema.ARTICLE_COMMENTS));
+        sessions.awaitWaiting(second);                               // the counter's recount lock
+        first.run("COMMIT");
+        assertThat(late.await().get(0).get(0)).as("keys the second recount corrected").isEqualTo("0");
+        assertExact();
+    }
+
+    @Test
+    void aTargetDeletedAndInsertedAgainWithTheSameKeyStartsFromItsOwnRows() throws Exception {
+        Session app = sessions.open("app");
+        db.execute(comment(1) + ";" + comment(1) + ";" + comment(1) + "; SELECT countercache.rollup(100);" + comment(1));
+        // the cascade queues -4 for the article; its row hands back the 3 it held
+        app.run("DELETE FROM blog_article WHERE id = 1");
+        app.run("INSERT INTO blog_article (id) VALUES (1)");
+        app.run(comment(1));
+        assertExact();
+        assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE id = 1")).isEqualTo(1);
+    }
+
+    @Test
+    void aTargetInsertedAfterItsSourceRowsCountsThemAndKeepsThemAcrossADelete() throws Exception {
+        db.execute("INSERT INTO book (shelf_id) SELECT 7 FROM generate_series(1, 3)");
+        assertThat(db.queryLong("SELECT countercache.rollup(100)")).isEqualTo(1);   // no shelf 7: an orphan
+        db.execute("INSERT INTO shelf VALUES (7)");
+        assertExact();
+        assertThat(db.queryLong("SELECT books FROM shelf WHERE id = 7")).isEqualTo(3);
+        db.execute("DELETE FROM shelf WHERE id = 7; SELECT countercache.rollup(100);"
+                + "INSERT INTO book (shelf_id) VALUES (7); SELECT countercache.rollup(100); INSERT INTO shelf VALUES (7)");
+        assertExact();
+        assertThat(db.queryLong("SELECT books FROM shelf WHERE id = 7")).isEqualTo(4);
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.orphan")).as("orphans left").isZero();
+    }
+
+    @Test
+    void aBusyTargetsDeltasKeepTheirPlaceBeforeALaterOppositeDelta() throws Exception {
+        Session locker = sessions.open("locker"), rollup = sessions.open("rollup");
+        db.execute("INSERT INTO shelf VALUES (1); INSERT INTO book (shelf_id) VALUES (1);"   // +1
+                + "DELETE FROM book");                                                        // -1, after it
+        locker.run("BEGIN; SELECT 1 FROM shelf WHERE id = 1 FOR UPDATE");
+        rollup.run("SELECT countercache.rollup(1)");                 // busy: +1 stays where it was, before -1
+        locker.run("COMMIT");
+        rollup.run("SELECT countercache.rollup(1)");                 // one at a time, in order: 1, then 0
+        rollup.run("SELECT countercache.rollup(1)");
+        assertExact();
+    }
+
+    @Test
+    void aRefusedDeltaWaitsForAnOlderOneThatAnotherRoundHolds() throws Exception {
+        Session locker = sessions.open("locker"), first = sessions.open("first"), second = sessions.open("second");
+        db.execute("INSERT INTO shelf VALUES (1); INSERT INTO book (shelf_id) VALUES (1); DELETE FROM book");
+        locker.run("BEGIN; SELECT 1 FROM shelf WHERE id = 1 FOR UPDATE");
+        first.run("BEGIN; SELECT countercache.rollup(1)");           // claims +1, finds the shelf busy
+        locker.run("COMMIT");
+        second.run("BEGIN; SELECT countercache.rollup(1)");          // claims -1 alone: the CHECK refuses 0 - 1
+        second.run("COMMIT");
+        first.run("COMMIT");
+        assertExact();
+    }
+
+    @Test
+    void truncateInARepeatableReadTransactionIsRefusedWithTheFix() throws Exception {
+        Session truncater = sessions.open("truncater"), writer = sessions.open("writer");
+        truncater.run("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM blog_comment");
+        writer.run(comment(1));
+        assertThatThrownBy(() -> truncater.run("TRUNCATE blog_comment"))
+                .hasMessageContaining("TRUNCATE of public.blog_comment cannot be counted exactly in a REPEATABLE READ")
+                .hasMessageContaining("READ COMMITTED");
+        truncater.run("ROLLBACK");
+        truncater.run("TRUNCATE blog_comment");                       // READ COMMITTED: sees the insert, takes it back
+        writer.run(comment(2));
+        assertExact();
+        assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE id = 2")).isEqualTo(1);
+    }
+
+    @Test
+    void aTruncatedTargetHandsItsCountsBack() throws Exception {
+        db.execute("INSERT INTO shelf VALUES (1); INSERT INTO book (shelf_id) VALUES (1), (1); SELECT countercache.rollup(100);"
+                + "TRUNCATE shelf; SELECT countercache.rollup(100); INSERT INTO shelf VALUES (1)");
+        assertExact();
+        assertThat(db.queryLong("SELECT books FROM shelf WHERE id = 1")).isEqualTo(2);
+    }
+
+    @Test
+    void aRollupNeverWaitsForAParentRowAndNeverDeadlocksWithItsHolder() throws Exception {
+        Session app = sessions.open("app"), rollup = sessions.open("rollup");
+        db.execute("INSERT INTO review (product_id, stars, approved) VALUES (1, 4, true), (1, 5, true)");
+        app.run("BEGIN; SELECT 1 FROM shop WHERE id = 1 FOR UPDATE");
+        // one update of the product row for both counters: no foreign-key re-check, so no FOR KEY SHARE on the shop
+        rollup.run("BEGIN; SELECT countercache.rollup(100)");
+        Step update = app.start("UPDATE product SET name = 'q' WHERE id = 1");
+        sessions.awaitWaiting(app);                                  // the application waits for the round...
+        rollup.run("COMMIT");                                        // ...which never waits for the application
+        update.await();
+        app.run("COMMIT");
+        assertExact();
+        assertThat(db.queryLong("SELECT stars FROM product WHERE id = 1")).isEqualTo(9);
+    }
+}
