@@ -48,7 +48,7 @@ public final class CounterCacheIntegrator implements Integrator {
         for (CounterModel.Declared c : counters) {
             c.property().setInsertable(false);
             c.property().setUpdatable(false);
-            c.property().setValueGeneratorCreator(context -> new CounterColumnGenerator());
+            c.property().setValueGeneratorCreator(CounterColumnGenerator.CREATOR);
         }
         Map<String, Object> settings = sessionFactory.getProperties();
         Supplier<HibernateConnections> connections = () -> connections(sessionFactory);

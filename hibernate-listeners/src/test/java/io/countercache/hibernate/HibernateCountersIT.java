@@ -5,6 +5,8 @@ import io.countercache.testing.TestDatabase;
 import io.countercache.testing.TestPostgres;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
+import jakarta.persistence.OptimisticLockException;
+import org.hibernate.StaleObjectStateException;
 import org.hibernate.jpa.HibernatePersistenceConfiguration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -12,8 +14,10 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /** Counters read as entity properties, written by every kind of statement, and never overwritten by Hibernate. */
 class HibernateCountersIT {
@@ -116,5 +120,39 @@ class HibernateCountersIT {
         assertThat(loaded.remarkCount).isEqualTo(2);
         assertThat(loaded.visibleRemarks).isEqualTo(2);
         assertThat(loaded.totalScore).isEqualTo(10);
+    }
+
+    /** Loads a post, deletes its row from another connection, then changes the loaded post and flushes. */
+    private static Throwable flushAfterItsRowIsGone(BiConsumer<EntityManager, Post> change) {
+        Post post = newPostWithRemarks();
+        EntityManager em = emf.createEntityManager();
+        try {
+            em.getTransaction().begin();
+            Post loaded = em.find(Post.class, post.id);
+            db.execute("DELETE FROM \"Posts\" WHERE id = " + post.id);
+            change.accept(em, loaded);
+            return catchThrowable(em::flush);
+        } finally {
+            if (em.getTransaction().isActive()) {
+                em.getTransaction().rollback();
+            }
+            em.close();
+        }
+    }
+
+    @Test
+    void updatingATargetWhoseRowIsGoneRaisesOptimisticLockException() {
+        assertThat(flushAfterItsRowIsGone((em, post) -> post.title = "changed"))
+                .as("flushing an update of a post another transaction deleted")
+                .isInstanceOf(OptimisticLockException.class)
+                .hasCauseInstanceOf(StaleObjectStateException.class);
+    }
+
+    @Test
+    void removingATargetWhoseRowIsGoneRaisesOptimisticLockException() {
+        assertThat(flushAfterItsRowIsGone(EntityManager::remove))
+                .as("flushing a remove of a post another transaction deleted")
+                .isInstanceOf(OptimisticLockException.class)
+                .hasCauseInstanceOf(StaleObjectStateException.class);
     }
 }
