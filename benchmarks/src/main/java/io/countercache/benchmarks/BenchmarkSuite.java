@@ -46,23 +46,26 @@ public final class BenchmarkSuite {
         System.setProperty("java.awt.headless", "true");
         QUIET.setLevel(Level.WARNING);
         boolean quick = false;
+        String only = null;
         String url = null, user = "postgres", password = "postgres";
         Path out = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
+                case "--only" -> only = args[++i];
                 case "--jdbc-url" -> url = args[++i];
                 case "--username" -> user = args[++i];
                 case "--password" -> password = args[++i];
                 case "--out" -> out = Path.of(args[++i]);
                 default -> {
-                    System.err.println("usage: countercache-benchmarks [--quick] [--jdbc-url URL --username U --password P] [--out DIR]");
+                    System.err.println("usage: countercache-benchmarks [--quick] [--only N] [--jdbc-url URL --username U --password P] [--out DIR]");
                     System.exit(2);
                 }
             }
         }
         if (out == null) {
-            out = quick ? Path.of("benchmarks/target/quick") : Path.of("docs");
+            out = quick ? Path.of("benchmarks/target/quick") : only != null ? Path.of("benchmarks/target/only-" + only)
+                    : Path.of("docs");
         }
         Files.createDirectories(out.resolve("img"));
         long started = System.nanoTime();
@@ -70,24 +73,47 @@ public final class BenchmarkSuite {
             Scenarios s = new Scenarios(server, quick);
             Report report = new Report(quick, out);
             report.environment(server);
-            System.out.println("1. hot row");
-            report.hotRow(0, s.hotRow(0));
-            report.hotRow(10, s.hotRow(10));
-            System.out.println("2. deadlocks");
-            report.deadlocks(s.deadlocks());
-            System.out.println("3. single-row writes");
-            report.singleRow(s.singleRowWrites());
-            System.out.println("4. bulk statements");
-            report.bulk(s.bulkRows(), s.bulk());
-            System.out.println("5. rollup");
-            report.rollup(s.rollupDeltas(), s.rollup());
-            System.out.println("6. staleness");
-            report.staleness(List.of(s.staleness(500), s.staleness(2000), s.staleness(8000)));
-            System.out.println("7. bloat");
-            report.bloat(s.bloatChanges(), s.bloat());
+            if (runs(only, "1")) {
+                System.out.println("1. hot row");
+                report.hotRow(0, s.hotRow(0));
+                report.hotRow(10, s.hotRow(10));
+            }
+            if (runs(only, "2")) {
+                System.out.println("2. deadlocks");
+                report.deadlocks(s.deadlocks());
+            }
+            if (runs(only, "3")) {
+                System.out.println("3. single-row writes");
+                report.singleRow(s.singleRowWrites());
+            }
+            if (runs(only, "4")) {
+                System.out.println("4. bulk statements");
+                report.bulk(s.bulkRows(), s.bulk());
+            }
+            if (runs(only, "5")) {
+                System.out.println("5. rollup");
+                report.rollup(s.rollupDeltas(), s.rollup());
+            }
+            if (runs(only, "6")) {
+                System.out.println("6. staleness");
+                report.staleness(List.of(s.staleness(500), s.staleness(2000), s.staleness(8000)));
+            }
+            if (runs(only, "7")) {
+                System.out.println("7. bloat");
+                report.bloat(s.bloatChanges(), s.bloat());
+            }
+            if (runs(only, "9")) {
+                System.out.println("9. recount under writes");
+                report.recount(s.recount());
+            }
             report.write(String.format(Locale.ROOT, "%.0f", (System.nanoTime() - started) / 1e9));
             System.out.printf(Locale.ROOT, "Wrote %s (%.0f s)%n", out.resolve("benchmarks.md"), (System.nanoTime() - started) / 1e9);
         }
+    }
+
+    /** Whether scenario {@code n} runs: all do unless {@code --only} names one (its report then goes elsewhere). */
+    private static boolean runs(String only, String n) {
+        return only == null || only.equals(n);
     }
 
     /** Collects sections, goals and charts, then writes benchmarks.md. */
@@ -239,6 +265,32 @@ public final class BenchmarkSuite {
             r.forEach((v, x) -> body.append(String.format(Locale.ROOT, "| %s | %,d | %s | %s |%n", v.label(), x[0] / 1024,
                     v == LIBRARY ? String.format(Locale.ROOT, "%,d", x[1] / 1024) : "-",
                     v == LIBRARY ? String.format(Locale.ROOT, "%,d", x[2] / 1024) : "-")));
+        }
+
+        void recount(Scenarios.Recount r) {
+            double quietMax = r.quiet().latencyMicros().getMaxValue() / 1000.0;
+            double onlineMax = r.duringRecount().latencyMicros().getMaxValue() / 1000.0;
+            double lockingMax = r.duringLockingRecount().latencyMicros().getMaxValue() / 1000.0;
+            body.append(String.format(Locale.ROOT, "%n### 9. Recount under writes%n%n4 clients insert single comments"
+                    + " (autocommit) into a table of %,d comments over %,d articles, first alone, then while the"
+                    + " public-comments-per-article counter is recounted back to back: by `countercache.recount` (no lock"
+                    + " on the source: it queues corrections), then by the recount of a hand-written counter (`LOCK TABLE"
+                    + " ... IN SHARE MODE` and an absolute `UPDATE`, as this library did before). Batched is `CALL"
+                    + " countercache.run_recounts(100)` alone: one transaction per 100 articles, rolled up after each.%n%n"
+                    + "| writers | inserts/s | p99 ms | max ms | recount s | source rows/s |%n|---|---:|---:|---:|---:|---:|%n"
+                    + "| alone | %,.0f | %.1f | %.1f | | |%n"
+                    + "| during countercache.recount (%d runs) | %,.0f | %.1f | %.1f | %.2f | %,.0f |%n"
+                    + "| during a locking recount | %,.0f | %.1f | %.1f | %.2f | %,.0f |%n"
+                    + "| (batched run_recounts, no writers) | | | | %.2f | %,.0f |%n",
+                    r.sourceRows(), Scenarios.ARTICLES,
+                    r.quiet().perSecond(), r.quiet().p99Millis(), quietMax,
+                    r.recounts(), r.duringRecount().perSecond(), r.duringRecount().p99Millis(), onlineMax,
+                    r.recountSeconds(), r.sourceRows() / r.recountSeconds(),
+                    r.duringLockingRecount().perSecond(), r.duringLockingRecount().p99Millis(), lockingMax,
+                    r.lockingRecountSeconds(), r.sourceRows() / r.lockingRecountSeconds(),
+                    r.batchedSeconds(), r.sourceRows() / r.batchedSeconds()));
+            goal("max writer latency ms during a recount of " + String.format(Locale.ROOT, "%,d", r.sourceRows())
+                    + " rows", onlineMax, "< 50", onlineMax < 50);
         }
 
         private interface Metric {

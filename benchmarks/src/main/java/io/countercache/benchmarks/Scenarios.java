@@ -406,4 +406,93 @@ final class Scenarios {
     int bloatChanges() {
         return quick ? 20_000 : 1_000_000;
     }
+
+    /** 9. What a recount costs writers: results of {@link #recount()}. */
+    record Recount(long sourceRows, Clients.Result quiet, Clients.Result duringRecount, double recountSeconds,
+                   int recounts, Clients.Result duringLockingRecount, double lockingRecountSeconds,
+                   double batchedSeconds) {
+    }
+
+    int recountRows() {
+        return quick ? 200_000 : 4_000_000;
+    }
+
+    /**
+     * 9. Four clients insert single comments, first alone, then while the public-comments-per-article counter is
+     * recounted again and again: by countercache.recount (no lock on the source), then by the recount a hand-written
+     * counter does (LOCK TABLE ... IN SHARE MODE, then an absolute UPDATE; what this library did before). Then the
+     * batched recount (CALL countercache.run_recounts) on its own, for its rate.
+     */
+    Recount recount() throws Exception {
+        int rows = recountRows();
+        double seconds = quick ? 3 : 20;
+        try (Server.Db db = server.newDatabase("recount")) {
+            try (Connection c = db.connect(); Statement st = c.createStatement()) {
+                LIBRARY.setUp(c, USERS, ARTICLES);
+                log("  recount: filling %,d comments", rows);
+                st.execute("INSERT INTO blog_comment (creator_id, article_id, message, publish_status)"
+                        + " SELECT 1 + g % " + USERS + ", 1 + (g * 7) % " + ARTICLES + ", 'm',"
+                        + " CASE WHEN g % 3 = 0 THEN 'public' ELSE 'private' END FROM generate_series(1, " + rows + ") g");
+                while (queued(st) > 0) {
+                    st.execute("SELECT countercache.rollup(100000)");
+                }
+                st.execute("VACUUM ANALYZE");
+            }
+            int counter = Variant.COUNTERS.get(0).id();
+            Clients.Op insert = (c, random) -> LIBRARY.insertComment(c, 1 + random.nextInt(ARTICLES), 1 + random.nextInt(USERS));
+            try (var rollup = new Clients.RollupLoop(db, LIBRARY)) {
+                Clients.Result quiet = Clients.run(db, 4, warmup(), seconds, Long.MAX_VALUE, null, insert);
+                double[] online = repeat(db, seconds, insert, "SELECT countercache.recount(" + counter + ")");
+                Clients.Result during = lastRun;
+                double[] locking = repeat(db, seconds, insert, "BEGIN; LOCK TABLE blog_comment IN SHARE MODE;"
+                        + " UPDATE blog_article a SET total_public_comments = x.n FROM (SELECT a2.id, count(c.id) AS n"
+                        + " FROM blog_article a2 LEFT JOIN blog_comment c ON c.article_id = a2.id"
+                        + " AND c.publish_status = 'public' GROUP BY a2.id) x"
+                        + " WHERE a.id = x.id AND a.total_public_comments IS DISTINCT FROM x.n; COMMIT");
+                Clients.Result duringLocking = lastRun;
+                long t0 = System.nanoTime();
+                db.execute("SELECT countercache.request_recount(" + counter + ")");
+                db.execute("CALL countercache.run_recounts(100)");   // alone: a procedure that commits needs its own statement
+                double batched = (System.nanoTime() - t0) / 1e9;
+                log("  recount of %,d rows: online %.2f s (writers p99 %.1f ms, max %.1f ms), locking %.2f s"
+                        + " (p99 %.1f ms, max %.1f ms), batched %.2f s; quiet p99 %.1f ms, max %.1f ms", rows,
+                        online[0], during.p99Millis(), during.latencyMicros().getMaxValue() / 1000.0, locking[0],
+                        duringLocking.p99Millis(), duringLocking.latencyMicros().getMaxValue() / 1000.0, batched,
+                        quiet.p99Millis(), quiet.latencyMicros().getMaxValue() / 1000.0);
+                return new Recount(rows, quiet, during, online[0], (int) online[1], duringLocking, locking[0], batched);
+            }
+        }
+    }
+
+    private Clients.Result lastRun;
+
+    /** Runs the writers for {@code seconds} while {@code maintenance} runs back to back; returns its mean time and count. */
+    private double[] repeat(Server.Db db, double seconds, Clients.Op writers, String maintenance) throws Exception {
+        var running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        var times = new java.util.concurrent.CopyOnWriteArrayList<Double>();
+        Thread loop = new Thread(() -> {
+            try (Connection c = db.connect(); Statement st = c.createStatement()) {
+                Thread.sleep((long) (warmup() * 1000));
+                while (running.get()) {
+                    long t0 = System.nanoTime();
+                    st.execute(maintenance);
+                    times.add((System.nanoTime() - t0) / 1e9);
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(maintenance, e);
+            }
+        }, "maintenance");
+        loop.start();
+        lastRun = Clients.run(db, 4, warmup(), seconds, Long.MAX_VALUE, null, writers);
+        running.set(false);
+        loop.join();
+        return new double[]{times.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN), times.size()};
+    }
+
+    private static long queued(Statement st) throws SQLException {
+        try (ResultSet rs = st.executeQuery("SELECT count(*) FROM countercache.delta")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
 }
