@@ -1,7 +1,7 @@
 package io.countercache;
 
 import io.countercache.spi.CounterDefinition;
-import io.countercache.spi.InstallSql;
+import io.countercache.internal.InstallSql;
 import io.countercache.spi.TableName;
 
 import java.sql.Connection;
@@ -25,10 +25,8 @@ public final class CatalogCheck {
     private static final String TRIGGERS = "SELECT count(*) FROM pg_catalog.pg_trigger t"
             + " WHERE t.tgrelid = pg_catalog.to_regclass(pg_catalog.quote_ident(?) || '.' || pg_catalog.quote_ident(?))"
             + " AND t.tgname = ANY (?::text[]) AND t.tgenabled <> 'D'";
-    private static final String SOURCE_TRIGGERS =
-            "{countercache_insert,countercache_update,countercache_delete,countercache_truncate}";
-    private static final String TARGET_TRIGGERS =
-            "{countercache_target_insert,countercache_target_delete,countercache_target_key,countercache_target_truncate}";
+    private static final String SOURCE_TRIGGERS = "{" + String.join(",", InstallSql.SOURCE_TRIGGERS) + "}";
+    private static final String TARGET_TRIGGERS = "{" + String.join(",", InstallSql.TARGET_TRIGGERS) + "}";
 
     private CatalogCheck() {
     }

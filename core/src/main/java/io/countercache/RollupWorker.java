@@ -1,21 +1,18 @@
 package io.countercache;
 
+import io.countercache.internal.Round;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.sql.DataSource;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongPredicate;
@@ -39,10 +36,15 @@ import java.util.function.LongPredicate;
 public final class RollupWorker implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RollupWorker.class);
-    private static final String ROUND = "SELECT r.counter_id, r.consumed, r.target_ids, r.target_uuids"
-            + " FROM countercache.rollup_report(?) r";
-    private static final String RECOUNT_STEP = "SELECT s.targets FROM (SELECT j.counter_id FROM countercache.recount_job j"
-            + " ORDER BY j.requested_at, j.counter_id LIMIT 1) j, countercache.recount_step(j.counter_id, ?) s";
+
+    /** The default of {@link Builder#batchSize}. */
+    public static final int DEFAULT_BATCH_SIZE = 10_000;
+    /** The default of {@link Builder#pollInterval}, in milliseconds. */
+    public static final int DEFAULT_POLL_INTERVAL_MILLIS = 200;
+    /** The default of {@link Builder#maxBackoff}, in milliseconds. */
+    public static final int DEFAULT_MAX_BACKOFF_MILLIS = 30_000;
+    /** The default of {@link Builder#shutdownTimeout}, in milliseconds. */
+    public static final int DEFAULT_SHUTDOWN_TIMEOUT_MILLIS = 30_000;
 
     private final ConnectionSource connections;
     private final int batchSize;
@@ -56,7 +58,7 @@ public final class RollupWorker implements AutoCloseable {
     private final long builtAt = System.nanoTime();
     private final Object wake = new Object();
     private volatile boolean running;
-    private volatile PreparedStatement inFlight;           // the worker thread's rollup statement, for cancel
+    private final Round round;                              // the worker thread's rounds, cancelled by close()
     private volatile Connection inFlightConnection;        // the worker thread's connection, for abort
     private volatile String lastError;
     private volatile Thread thread;
@@ -69,6 +71,7 @@ public final class RollupWorker implements AutoCloseable {
         this.shutdownTimeout = b.shutdownTimeout;
         this.name = b.name;
         this.listener = b.listener;
+        this.round = new Round(name, batchSize, listener);
     }
 
     /** Starts configuring a worker that takes its connections from {@code dataSource}. */
@@ -142,13 +145,11 @@ public final class RollupWorker implements AutoCloseable {
     public RollupMetrics metrics() {
         try {
             Connection c = connections.open();
-            try (PreparedStatement ps = c.prepareStatement("SELECT count(*), coalesce(extract(epoch FROM now() - min(enqueued_at)), 0),"
-                    + " (SELECT count(*) FROM countercache.dead_letter) FROM countercache.delta");
-                 ResultSet rs = ps.executeQuery()) {
-                rs.next();
+            try {
+                Round.QueueState q = Round.queue(c);
                 double seconds = Math.max(1e-9, (System.nanoTime() - builtAt) / 1e9);
-                return new RollupMetrics(rs.getLong(1), Duration.ofMillis(Math.max(0, Math.round(rs.getDouble(2) * 1000))),
-                        rs.getLong(3), applied.get(), applied.get() / seconds, failures.get(), lastError);
+                return new RollupMetrics(q.depth(), Duration.ofMillis(Math.max(0, Math.round(q.oldestSeconds() * 1000))),
+                        q.deadLetters(), applied.get(), applied.get() / seconds, failures.get(), lastError);
             } finally {
                 connections.release(c);
             }
@@ -200,7 +201,7 @@ public final class RollupWorker implements AutoCloseable {
             if (t.isAlive()) {
                 log.warn("{}: the round in progress did not finish within {} ms; cancelling it, its deltas stay queued",
                         name, millis);
-                cancelRound();
+                round.cancel();
                 t.join(millis);
             }
             Connection c = inFlightConnection;
@@ -219,17 +220,6 @@ public final class RollupWorker implements AutoCloseable {
                     name);
         } else {
             log.info("{} stopped after applying {} deltas", name, applied.get());
-        }
-    }
-
-    private void cancelRound() {
-        PreparedStatement round = inFlight;
-        if (round != null) {
-            try {
-                round.cancel();
-            } catch (SQLException e) {
-                log.warn("{}: could not cancel the round in progress: {}", name, e.toString());
-            }
         }
     }
 
@@ -275,12 +265,8 @@ public final class RollupWorker implements AutoCloseable {
      */
     private boolean recountStep() throws SQLException {
         Connection c = connections.open();
-        try (PreparedStatement ps = c.prepareStatement(RECOUNT_STEP)) {
-            c.setAutoCommit(true);
-            ps.setInt(1, batchSize);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() && rs.getLong(1) > 0;
-            }
+        try {
+            return round.recountStep(c);
         } finally {
             connections.release(c);
         }
@@ -288,18 +274,20 @@ public final class RollupWorker implements AutoCloseable {
 
     /**
      * Runs rounds on one connection for as long as {@code goOn} says of the last round's count; returns the total.
-     * Without a listener the connection is in auto-commit; with one, each round commits explicitly.
+     * {@link #drain()} runs on the caller's thread with rounds of its own, so that close() never cancels them.
      */
     private long rounds(LongPredicate goOn) throws SQLException {
-        boolean own = Thread.currentThread() == thread;   // drain() runs on the caller's thread
+        boolean own = Thread.currentThread() == thread;
+        Round rounds = own ? round : new Round(name, batchSize, listener);
         Connection c = connections.open();
         if (own) {
             inFlightConnection = c;
         }
         try {
-            c.setAutoCommit(listener == null);
+            rounds.prepare(c);
             long total = 0;
-            for (long n = round(c); ; n = round(c)) {
+            for (long n = rounds.run(c); ; n = rounds.run(c)) {
+                applied.addAndGet(n);
                 total += n;
                 if (!goOn.test(n)) {
                     return total;
@@ -310,81 +298,6 @@ public final class RollupWorker implements AutoCloseable {
                 inFlightConnection = null;
             }
             connections.release(c);
-        }
-    }
-
-    /**
-     * One round, one transaction. With a listener, the listener hears which targets changed between the rollup and
-     * the commit, and again once the transaction has ended.
-     */
-    private long round(Connection c) throws SQLException {
-        if (listener == null) {
-            return applied(execute(c, null));
-        }
-        Map<Integer, List<Object>> touched = new HashMap<>();
-        RollupListener.AfterRound after = null;
-        boolean committed = false;
-        try {
-            long consumed = execute(c, touched);
-            if (!touched.isEmpty()) {
-                after = listener.applied(touched);   // if it throws, the round rolls back and is retried
-            }
-            c.commit();
-            committed = true;
-            return applied(consumed);
-        } finally {
-            if (!committed) {
-                rollbackQuietly(c);
-            }
-            if (after != null) {
-                try {
-                    after.ended(committed);
-                } catch (RuntimeException e) {
-                    log.warn("{}: rollup listener failed after the round ended: {}", name, e.toString());
-                }
-            }
-        }
-    }
-
-    /** Runs {@code rollup_report}; collects the touched keys per counter when {@code touched} is given. */
-    private long execute(Connection c, Map<Integer, List<Object>> touched) throws SQLException {
-        long consumed = 0;
-        try (PreparedStatement ps = c.prepareStatement(ROUND)) {
-            ps.setInt(1, batchSize);
-            boolean own = Thread.currentThread() == thread;
-            if (own) {
-                inFlight = ps;
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    consumed += rs.getLong(2);
-                    if (touched != null) {
-                        Array keys = rs.getArray(3) != null ? rs.getArray(3) : rs.getArray(4);
-                        if (keys != null) {   // a counter may come in several rows
-                            touched.computeIfAbsent(rs.getInt(1), k -> new ArrayList<>())
-                                    .addAll(Arrays.asList((Object[]) keys.getArray()));
-                        }
-                    }
-                }
-            } finally {
-                if (own) {
-                    inFlight = null;
-                }
-            }
-        }
-        return consumed;
-    }
-
-    private long applied(long consumed) {
-        applied.addAndGet(consumed);
-        return consumed;
-    }
-
-    private static void rollbackQuietly(Connection c) {
-        try {
-            c.rollback();
-        } catch (SQLException e) {
-            // the connection is gone, and with it the transaction
         }
     }
 
@@ -412,10 +325,10 @@ public final class RollupWorker implements AutoCloseable {
     /** Configuration of a {@link RollupWorker}; validated once by {@link #build()}. */
     public static final class Builder {
         private final ConnectionSource connections;
-        private int batchSize = 10_000;
-        private Duration pollInterval = Duration.ofMillis(200);
-        private Duration maxBackoff = Duration.ofSeconds(30);
-        private Duration shutdownTimeout = Duration.ofSeconds(30);
+        private int batchSize = DEFAULT_BATCH_SIZE;
+        private Duration pollInterval = Duration.ofMillis(DEFAULT_POLL_INTERVAL_MILLIS);
+        private Duration maxBackoff = Duration.ofMillis(DEFAULT_MAX_BACKOFF_MILLIS);
+        private Duration shutdownTimeout = Duration.ofMillis(DEFAULT_SHUTDOWN_TIMEOUT_MILLIS);
         private String name = "countercache-rollup";
         private RollupListener listener;
 
@@ -423,19 +336,19 @@ public final class RollupWorker implements AutoCloseable {
             this.connections = connections;
         }
 
-        /** Deltas claimed per round, each round one transaction. Default: 10000. */
+        /** Deltas claimed per round, each round one transaction. Default: {@value #DEFAULT_BATCH_SIZE}. */
         public Builder batchSize(int batchSize) {
             this.batchSize = batchSize;
             return this;
         }
 
-        /** Sleep between rounds once the queue is empty. Default: 200 ms. */
+        /** Sleep between rounds once the queue is empty. Default: {@value #DEFAULT_POLL_INTERVAL_MILLIS} ms. */
         public Builder pollInterval(Duration pollInterval) {
             this.pollInterval = Objects.requireNonNull(pollInterval, "pollInterval");
             return this;
         }
 
-        /** The longest wait between retries while the database fails. Default: 30 s. */
+        /** The longest wait between retries while the database fails. Default: {@value #DEFAULT_MAX_BACKOFF_MILLIS} ms. */
         public Builder maxBackoff(Duration maxBackoff) {
             this.maxBackoff = Objects.requireNonNull(maxBackoff, "maxBackoff");
             return this;
@@ -443,7 +356,7 @@ public final class RollupWorker implements AutoCloseable {
 
         /**
          * How long {@link #close()} lets the round in progress run before cancelling it, and then waits for the cancel
-         * to take before aborting the connection. Zero cancels at once. Default: 30 s.
+         * to take before aborting the connection. Zero cancels at once. Default: {@value #DEFAULT_SHUTDOWN_TIMEOUT_MILLIS} ms.
          */
         public Builder shutdownTimeout(Duration shutdownTimeout) {
             this.shutdownTimeout = Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");

@@ -304,6 +304,7 @@ DECLARE
     d ALIAS FOR declared_by;
     t regtype;
     old_hash text;
+    probe refcursor;
 BEGIN
     IF to_regclass(format('%I.%I', target_schema, target_table)) IS NULL THEN
         PERFORM countercache.fail(d, format('target table %I.%I does not exist', target_schema, target_table),
@@ -333,11 +334,18 @@ BEGIN
                 'sum an existing smallint, integer or bigint column (store money as cents)');
         END IF;
     END IF;
+    -- PostgreSQL judges the condition, parsed and typed against the source table in two contexts, each through a
+    -- cursor, which refuses a text of more than one statement: as a WHERE (so it is boolean) and inside ARRAY[( )]
+    -- (a text that closed the parenthesis to add a clause of its own could not fit both).
     BEGIN
-        EXECUTE format('SELECT 1 FROM %I.%I AS %I WHERE (%s) LIMIT 0',
+        OPEN probe FOR EXECUTE format('SELECT 1 FROM %I.%I AS %I WHERE (%s) LIMIT 0',
             source_schema, source_table, source_table, coalesce(condition, 'true'));
+        CLOSE probe;
+        OPEN probe FOR EXECUTE format('SELECT ARRAY[(%s)] FROM %I.%I AS %I LIMIT 0',
+            coalesce(condition, 'true'), source_schema, source_table, source_table);
+        CLOSE probe;
     EXCEPTION WHEN OTHERS THEN
-        PERFORM countercache.fail(d, format('where = "%s" does not compile against %I.%I: %s',
+        PERFORM countercache.fail(d, format('where = "%s" is not one boolean expression over %I.%I: %s',
             condition, source_schema, source_table, SQLERRM),
             'write the condition as a boolean SQL expression over the columns of the source table, '
             'with functions outside pg_catalog schema-qualified');
@@ -401,38 +409,41 @@ BEGIN
         DELETE FROM countercache.recount_job x USING gone WHERE x.counter_id = gone.id
     )
     DELETE FROM countercache.delta q USING gone WHERE q.counter_id = gone.id;
+    -- every trigger of the library calls a function of this schema named capture_... (sources) or target_...
     FOR s IN
-        SELECT n.nspname, c.relname, tg.tgname, tg.tgfoid::regprocedure AS fn
+        SELECT n.nspname, c.relname, p.oid::regprocedure AS fn,
+               array_agg(tg.tgname ORDER BY tg.tgname) AS triggers
           FROM pg_trigger tg
+          JOIN pg_proc p ON p.oid = tg.tgfoid
           JOIN pg_class c ON c.oid = tg.tgrelid
           JOIN pg_namespace n ON n.oid = c.relnamespace
-         WHERE (tg.tgname = 'countercache_insert'
-                AND NOT EXISTS (SELECT 1 FROM countercache.counter k
-                                 WHERE k.source_schema = n.nspname AND k.source_table = c.relname))
-            OR (tg.tgname = 'countercache_target_insert'
-                AND NOT EXISTS (SELECT 1 FROM countercache.counter k
-                                 WHERE k.target_schema = n.nspname AND k.target_table = c.relname))
+         WHERE p.pronamespace = 'countercache'::regnamespace
+           AND ((p.proname LIKE 'capture\_%'
+                 AND NOT EXISTS (SELECT 1 FROM countercache.counter k
+                                  WHERE k.source_schema = n.nspname AND k.source_table = c.relname))
+             OR (p.proname LIKE 'target\_%'
+                 AND NOT EXISTS (SELECT 1 FROM countercache.counter k
+                                  WHERE k.target_schema = n.nspname AND k.target_table = c.relname)))
+         GROUP BY n.nspname, c.relname, p.oid
     LOOP
-        FOREACH tg IN ARRAY CASE WHEN s.tgname = 'countercache_insert'
-                                 THEN ARRAY['countercache_insert', 'countercache_update', 'countercache_delete',
-                                            'countercache_truncate']
-                                 ELSE ARRAY['countercache_target_insert', 'countercache_target_delete',
-                                            'countercache_target_key', 'countercache_target_truncate'] END
-        LOOP
-            EXECUTE format('DROP TRIGGER IF EXISTS %I ON %I.%I', tg, s.nspname, s.relname);
+        FOREACH tg IN ARRAY s.triggers LOOP
+            EXECUTE format('DROP TRIGGER %I ON %I.%I', tg, s.nspname, s.relname);
         END LOOP;
-        EXECUTE format('DROP FUNCTION IF EXISTS %s', s.fn);
+        EXECUTE format('DROP FUNCTION %s', s.fn);
         removed := removed + 1;
     END LOOP;
     RETURN removed;
 END
 $fn$;
 
--- The statement that applies claimed deltas to one target table (see rollup_report): $1 the claimed queue rows, $2
--- the counters of this table to apply. It returns one jsonb array: per counter, the deltas it consumed (n) and the
--- keys it touched (k). One value, so that a statement that fails part way has reported nothing.
+-- The statement that applies claimed deltas to one target table (see rollup_report). The claimed rows come as arrays
+-- ($1 ids, $2 counters, $3 bigint keys, $4 uuid keys, $5 deltas, $6 enqueue times); $7 the counters of this table to
+-- apply, $8 one key (as text) to restrict to, or NULL. Deltas of busy rows go back to the queue under their own ids.
+-- It returns one jsonb array: per counter, the deltas it consumed (n) and, when with_keys, the keys it touched (k).
+-- One value, so that a statement that fails part way has reported nothing.
 CREATE OR REPLACE FUNCTION countercache.apply_sql(target_schema name, target_table name, target_key name,
-                                                  key_type text, counters integer[], columns name[])
+                                                  key_type text, counters integer[], columns name[],
+                                                  with_keys boolean)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -440,7 +451,9 @@ AS $fn$
     SELECT format(
         $q$WITH q AS (
                SELECT q.id, q.counter_id, q.%4$I AS k, q.delta, q.enqueued_at
-                 FROM countercache.delta q WHERE q.id = ANY ($1) AND q.counter_id = ANY ($2)
+                 FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::uuid[], $5::bigint[], $6::timestamptz[])
+                      AS q(id, counter_id, target_id, target_uuid, delta, enqueued_at)
+                WHERE q.counter_id = ANY ($7) AND ($8::text IS NULL OR q.%4$I::text = $8)
            ), d AS (
                SELECT q.k, %5$s FROM q GROUP BY q.k
            ), locked AS (
@@ -448,67 +461,73 @@ AS $fn$
                   FOR NO KEY UPDATE SKIP LOCKED
            ), applied AS (
                UPDATE %1$I.%2$I t SET %6$s
-                 FROM d WHERE t.%3$I = d.k AND d.k IN (SELECT l.k FROM locked l)
+                 FROM d JOIN locked l ON l.k = d.k WHERE t.%3$I = d.k
                RETURNING t.%3$I AS k
-           ), present AS (
-               SELECT t.%3$I AS k FROM %1$I.%2$I t WHERE t.%3$I IN (SELECT d.k FROM d)
-           ), done AS (
-               DELETE FROM countercache.delta x USING q
-                WHERE x.id = q.id
-                  AND (q.k IN (SELECT a.k FROM applied a) OR q.k NOT IN (SELECT p.k FROM present p))
-               RETURNING q.counter_id, q.k, q.delta, q.enqueued_at, q.k IN (SELECT a.k FROM applied a) AS applied
+           ), busy AS (
+               SELECT t.%3$I AS k FROM %1$I.%2$I t
+                WHERE t.%3$I IN (SELECT d.k FROM d WHERE d.k NOT IN (SELECT l.k FROM locked l))
+           ), fate AS (
+               SELECT q.*, q.k IN (SELECT a.k FROM applied a) AS applied, q.k IN (SELECT b.k FROM busy b) AS busy
+                 FROM q
+           ), requeued AS (
+               INSERT INTO countercache.delta (id, counter_id, %4$I, delta, enqueued_at) OVERRIDING SYSTEM VALUE
+               SELECT f.id, f.counter_id, f.k, f.delta, f.enqueued_at FROM fate f WHERE f.busy
            ), orphaned AS (
                INSERT INTO countercache.orphan (counter_id, %4$I, delta, enqueued_at)
-               SELECT g.counter_id, g.k, sum(g.delta), min(g.enqueued_at) FROM done g
-                WHERE NOT g.applied GROUP BY g.counter_id, g.k HAVING sum(g.delta) <> 0
+               SELECT f.counter_id, f.k, sum(f.delta), min(f.enqueued_at) FROM fate f
+                WHERE NOT f.applied AND NOT f.busy GROUP BY f.counter_id, f.k HAVING sum(f.delta) <> 0
            )
            SELECT jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n, 'k', s.keys)) FROM (
-               SELECT g.counter_id, count(*) AS n, jsonb_agg(DISTINCT g.k) FILTER (WHERE g.applied) AS keys
-                 FROM done g GROUP BY g.counter_id) s$q$,
+               SELECT f.counter_id, count(*) AS n, %7$s AS keys FROM fate f WHERE NOT f.busy GROUP BY f.counter_id) s$q$,
         target_schema, target_table, target_key,
         CASE WHEN key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
         (SELECT string_agg(format('sum(q.delta) FILTER (WHERE q.counter_id = %s) AS d%s', c, i), ', ' ORDER BY i)
            FROM unnest(counters) WITH ORDINALITY AS u(c, i)),
         (SELECT string_agg(format('%1$I = coalesce(t.%1$I, 0) + coalesce(d.d%2$s, 0)', col, i), ', ' ORDER BY i)
-           FROM unnest(columns) WITH ORDINALITY AS u(col, i)))
+           FROM unnest(columns) WITH ORDINALITY AS u(col, i)),
+        CASE WHEN with_keys THEN 'jsonb_agg(DISTINCT f.k) FILTER (WHERE f.applied)' ELSE 'NULL::jsonb' END)
 $fn$;
 
--- Applies at most max_deltas queued deltas and reports, per counter, how many deltas it consumed and which targets
--- it touched (target_ids for integer and bigint keys, target_uuids for uuid keys), so that a caller can lock and
--- release cached copies of exactly those rows around the commit.
+-- Applies at most max_deltas queued deltas and reports, per counter (in one or more rows), how many deltas it
+-- consumed and, when with_keys, which targets it touched (target_ids for integer and bigint keys, target_uuids for
+-- uuid keys), so that a caller can lock and release cached copies of exactly those rows around the commit.
 --
--- Concurrency. The claim locks the oldest queued rows with FOR UPDATE SKIP LOCKED, so concurrent rollups take
--- disjoint batches and never wait for each other; a rollup that fails or dies rolls back and its rows are back.
--- Claimed deltas are folded per target row, and each target table gets ONE update statement covering all of its
--- counters, which first locks the rows with FOR NO KEY UPDATE SKIP LOCKED:
---   * A row another transaction holds is not waited for: its claimed deltas are simply left in the queue, where they
---     keep their id and so their place before any later delta of the same target.
+-- Concurrency. The claim is one DELETE of the oldest queued rows picked with FOR UPDATE SKIP LOCKED, so concurrent
+-- rollups take disjoint batches and never wait for each other, and a rollup that fails or dies rolls back with its
+-- rows back in the queue. Claimed deltas are folded per target row, and each target table gets ONE statement for all
+-- of its counters, which first locks the rows with FOR NO KEY UPDATE SKIP LOCKED:
+--   * A row another transaction holds is not waited for: its claimed deltas go back to the queue under their own
+--     ids (the rows this round deleted), so they keep their place before any later delta of the same target.
 --   * Each target row is updated at most once per round. A second update of a row the transaction already updated
 --     would make PostgreSQL re-check the row's foreign keys, taking FOR KEY SHARE on the parent row, which an
 --     application may hold FOR UPDATE: the rollup would wait, and could deadlock.
 --   * Writers' foreign-key checks take FOR KEY SHARE on the target, which does not conflict with FOR NO KEY UPDATE.
 --   * Deltas of a target row that does not exist are moved to countercache.orphan (never dropped); so are deltas of
---     a row inserted but not yet visible to this round. Each round moves orphans whose row now exists back.
--- Poison: if a table's statement fails it is retried target by target, each in a subtransaction; for a target that
--- still fails, each of its counters is tried alone in a subtransaction that is always rolled back, and the accepted
--- ones are applied in one update. A refused counter's deltas go to countercache.dead_letter with the error, unless
--- an older delta of the same counter and target is still queued elsewhere: then they stay queued, to be applied in
--- order with it. Transient failures (deadlock, serialization, lock timeout, resources, shutdown) abort the round.
-CREATE OR REPLACE FUNCTION countercache.rollup_report(max_deltas integer DEFAULT 10000)
+--     a row inserted but not yet visible to this round. Each round first moves orphans whose row now exists back.
+-- Poison: if a table's statement fails it is retried key by key, each in a subtransaction; for a key that still
+-- fails, each of its counters is tried alone in a subtransaction that is always rolled back, and the accepted ones
+-- are applied in one update. A refused counter's deltas go to countercache.dead_letter with the error, unless an
+-- older delta of the same counter and target is still queued (another round holds it): then they go back to the
+-- queue under their own ids, to be applied after it. Transient failures (deadlock, serialization, lock timeout,
+-- resources, shutdown) abort the round.
+DROP FUNCTION IF EXISTS countercache.rollup_report(integer);
+DROP FUNCTION IF EXISTS countercache.apply_sql(name, name, name, text, integer[], name[]);
+CREATE OR REPLACE FUNCTION countercache.rollup_report(max_deltas integer DEFAULT 10000, with_keys boolean DEFAULT true)
 RETURNS TABLE (counter_id integer, consumed bigint, target_ids bigint[], target_uuids uuid[])
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 #variable_conflict use_column
 DECLARE
-    ids bigint[];
+    ids bigint[]; cids integer[]; tids bigint[]; tuuids uuid[]; deltas bigint[]; ats timestamptz[];
     tb record;
     apply text;
     kc name;
-    k record;
+    key text;
     cid integer;
     part jsonb;
     report jsonb := '[]';
+    key_counters integer[];
     accepted integer[];
     refused integer[];
     states text[];
@@ -522,32 +541,36 @@ BEGIN
     END IF;
     -- orphans whose target row exists again go back to the queue first, so that this round applies them
     PERFORM countercache.adopt_orphans(max_deltas);
-    SELECT array_agg(p.id) INTO ids
-      FROM (SELECT p.id FROM countercache.delta p ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED) p;
+    WITH claimed AS (
+        DELETE FROM countercache.delta q
+         WHERE q.id = ANY (ARRAY(SELECT p.id FROM countercache.delta p ORDER BY p.id LIMIT max_deltas
+                                    FOR UPDATE SKIP LOCKED))
+        RETURNING q.*
+    )
+    SELECT array_agg(c.id), array_agg(c.counter_id), array_agg(c.target_id), array_agg(c.target_uuid),
+           array_agg(c.delta), array_agg(c.enqueued_at)
+      INTO ids, cids, tids, tuuids, deltas, ats
+      FROM claimed c;
 
     -- deltas of counters that are no longer installed are consumed without effect
-    WITH gone AS (
-        DELETE FROM countercache.delta q WHERE q.id = ANY (ids)
-           AND NOT EXISTS (SELECT 1 FROM countercache.counter c WHERE c.id = q.counter_id)
-        RETURNING q.counter_id
-    )
-    SELECT coalesce(jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n)), '[]') INTO part
-      FROM (SELECT g.counter_id, count(*) AS n FROM gone g GROUP BY g.counter_id) s;
+    SELECT coalesce(jsonb_agg(jsonb_build_object('c', g.c, 'n', g.n)), '[]') INTO part
+      FROM (SELECT u.c, count(*) AS n FROM unnest(cids) u(c)
+             WHERE NOT EXISTS (SELECT 1 FROM countercache.counter k WHERE k.id = u.c) GROUP BY u.c) g;
     report := report || part;
 
     FOR tb IN
         SELECT c.target_schema, c.target_table, c.target_key, c.key_type,
                array_agg(c.id ORDER BY c.id) AS counters, array_agg(c.target_column ORDER BY c.id) AS columns
           FROM countercache.counter c
-         WHERE c.id IN (SELECT q.counter_id FROM countercache.delta q WHERE q.id = ANY (ids))
+         WHERE c.id IN (SELECT DISTINCT u.c FROM unnest(cids) u(c))
          GROUP BY c.target_schema, c.target_table, c.target_key, c.key_type
          ORDER BY c.target_schema, c.target_table
     LOOP
         apply := countercache.apply_sql(tb.target_schema, tb.target_table, tb.target_key, tb.key_type,
-                                        tb.counters, tb.columns);
+                                        tb.counters, tb.columns, with_keys);
         kc := CASE WHEN tb.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END;
         BEGIN
-            EXECUTE apply INTO part USING ids, tb.counters;
+            EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, tb.counters, NULL::text;
             report := report || coalesce(part, '[]');
             CONTINUE;
         EXCEPTION WHEN OTHERS THEN
@@ -556,14 +579,16 @@ BEGIN
                 RAISE;
             END IF;
         END;
-        -- some target refuses its new value: go target by target
-        FOR k IN EXECUTE format('SELECT array_agg(q.id) AS ids, array_agg(DISTINCT q.counter_id) AS counters
-                                   FROM countercache.delta q WHERE q.id = ANY ($1) AND q.counter_id = ANY ($2)
-                                  GROUP BY q.%I', kc)
-                 USING ids, tb.counters
+        -- some target refuses its new value: go key by key
+        FOR key, key_counters IN
+            SELECT CASE WHEN tb.key_type = 'uuid' THEN u.tu::text ELSE u.ti::text END,
+                   array_agg(DISTINCT u.c)
+              FROM unnest(cids, tids, tuuids) AS u(c, ti, tu)
+             WHERE u.c = ANY (tb.counters)
+             GROUP BY 1
         LOOP
             BEGIN
-                EXECUTE apply INTO part USING k.ids, k.counters;
+                EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, key_counters, key;
                 report := report || coalesce(part, '[]');
                 CONTINUE;
             EXCEPTION WHEN OTHERS THEN
@@ -575,9 +600,9 @@ BEGIN
             -- which of its counters are refused? Try each alone and always roll the try back, so that the row is
             -- updated once, at the end (see the foreign-key note above).
             accepted := '{}'; refused := '{}'; states := '{}'; messages := '{}';
-            FOREACH cid IN ARRAY k.counters LOOP
+            FOREACH cid IN ARRAY key_counters LOOP
                 BEGIN
-                    EXECUTE apply USING k.ids, ARRAY[cid];
+                    EXECUTE apply USING ids, cids, tids, tuuids, deltas, ats, ARRAY[cid], key;
                     RAISE SQLSTATE 'CC001';
                 EXCEPTION
                     WHEN SQLSTATE 'CC001' THEN
@@ -593,33 +618,36 @@ BEGIN
                 END;
             END LOOP;
             IF cardinality(accepted) > 0 THEN
-                EXECUTE apply INTO part USING k.ids, accepted;
+                EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, accepted, key;
                 report := report || coalesce(part, '[]');
             END IF;
             EXECUTE format(
                 $q$WITH q AS (
                        SELECT q.id, q.counter_id, q.%1$I AS k, q.delta, q.enqueued_at
-                         FROM countercache.delta q WHERE q.id = ANY ($1) AND q.counter_id = ANY ($2)
+                         FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::uuid[], $5::bigint[], $6::timestamptz[])
+                              AS q(id, counter_id, target_id, target_uuid, delta, enqueued_at)
+                        WHERE q.counter_id = ANY ($7) AND q.%1$I::text = $8
                    ), waits AS (
                        SELECT DISTINCT q.counter_id FROM q
                         WHERE EXISTS (SELECT 1 FROM countercache.delta x
-                                       WHERE x.counter_id = q.counter_id AND x.%1$I = q.k AND x.id < q.id
-                                         AND x.id <> ALL ($1))
-                   ), parked AS (
-                       DELETE FROM countercache.delta x USING q
-                        WHERE x.id = q.id AND q.counter_id NOT IN (SELECT w.counter_id FROM waits w)
-                       RETURNING q.*
+                                       WHERE x.counter_id = q.counter_id AND x.%1$I = q.k AND x.id < q.id)
+                   ), requeued AS (
+                       INSERT INTO countercache.delta (id, counter_id, %1$I, delta, enqueued_at) OVERRIDING SYSTEM VALUE
+                       SELECT q.id, q.counter_id, q.k, q.delta, q.enqueued_at FROM q
+                        WHERE q.counter_id IN (SELECT w.counter_id FROM waits w)
                    ), dead AS (
                        INSERT INTO countercache.dead_letter (counter_id, %1$I, delta, deltas, first_enqueued_at,
                                                              sqlstate, error)
-                       SELECT p.counter_id, p.k, sum(p.delta), count(*), min(p.enqueued_at), e.state, e.message
-                         FROM parked p JOIN unnest($2, $3::text[], $4::text[]) AS e(counter_id, state, message)
-                              ON e.counter_id = p.counter_id
-                        GROUP BY p.counter_id, p.k, e.state, e.message
+                       SELECT q.counter_id, q.k, sum(q.delta), count(*), min(q.enqueued_at), e.state, e.message
+                         FROM q JOIN unnest($7, $9::text[], $10::text[]) AS e(counter_id, state, message)
+                                 ON e.counter_id = q.counter_id
+                        WHERE q.counter_id NOT IN (SELECT w.counter_id FROM waits w)
+                        GROUP BY q.counter_id, q.k, e.state, e.message
                    )
-                   SELECT coalesce(jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n)), '[]')
-                     FROM (SELECT p.counter_id, count(*) AS n FROM parked p GROUP BY p.counter_id) s$q$, kc)
-                INTO part USING k.ids, refused, states, messages;
+                   SELECT coalesce(jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n)), '[]') FROM (
+                       SELECT q.counter_id, count(*) AS n FROM q
+                        WHERE q.counter_id NOT IN (SELECT w.counter_id FROM waits w) GROUP BY q.counter_id) s$q$, kc)
+                INTO part USING ids, cids, tids, tuuids, deltas, ats, refused, key, states, messages;
             report := report || part;
         END LOOP;
     END LOOP;
@@ -691,5 +719,17 @@ RETURNS bigint
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT coalesce(sum(r.consumed), 0)::bigint FROM countercache.rollup_report(max_deltas) r
+    SELECT coalesce(sum(r.consumed), 0)::bigint FROM countercache.rollup_report(max_deltas, false) r
+$fn$;
+
+-- The state of the queue, for workers, health checks and tools: deltas waiting, the age of the oldest (0 when the
+-- queue is empty), and dead letters.
+CREATE OR REPLACE FUNCTION countercache.queue_state()
+RETURNS TABLE (depth bigint, oldest_seconds double precision, dead_letters bigint)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT count(*), coalesce(extract(epoch FROM now() - min(q.enqueued_at)), 0)::double precision,
+           (SELECT count(*) FROM countercache.dead_letter)
+      FROM countercache.delta q
 $fn$;

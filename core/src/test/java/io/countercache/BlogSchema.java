@@ -1,7 +1,7 @@
 package io.countercache;
 
 import io.countercache.spi.CounterDefinition;
-import io.countercache.spi.InstallSql;
+import io.countercache.spi.Installation;
 import io.countercache.spi.KeyType;
 import io.countercache.spi.TableName;
 import io.countercache.testing.TestDatabase;
@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The blog of the Django article in plain SQL, plus a uuid-keyed and an integer-keyed pair, with their counters
- * installed through {@link InstallSql} exactly as the generated changelog installs them.
+ * installed through {@link Installation} exactly as the generated changelog installs them.
  */
 final class BlogSchema {
 
@@ -127,7 +127,7 @@ final class BlogSchema {
 
     static void install(TestDatabase db, List<CounterDefinition> counters) throws SQLException {
         try (Connection c = db.dataSource().getConnection()) {
-            InstallSql.apply(c, InstallSql.units(counters));
+            Installation.apply(c, Installation.units(counters));
         }
     }
 

@@ -292,10 +292,10 @@ class WritePathIT {
         var bad = new io.countercache.spi.CounterDefinition("Article.totalBad", BlogSchema.ARTICLE, "id",
                 io.countercache.spi.KeyType.BIGINT, "total_bad", "bigint", BlogSchema.COMMENT, "article_id",
                 "status = 'public'", null);
-        var units = io.countercache.spi.InstallSql.units(java.util.List.of(bad));
+        var units = io.countercache.spi.Installation.units(java.util.List.of(bad));
         assertThatThrownBy(() -> db.executeInTransaction(units.get(1).sql()))
                 .hasMessageContaining("@CounterCache on Article.totalBad")
-                .hasMessageContaining("where = \"status = 'public'\" does not compile against public.blog_comment")
+                .hasMessageContaining("where = \"status = 'public'\" is not one boolean expression over public.blog_comment")
                 .hasMessageContaining("column \"status\" does not exist");
     }
 }

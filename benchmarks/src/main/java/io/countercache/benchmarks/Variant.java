@@ -1,7 +1,7 @@
 package io.countercache.benchmarks;
 
 import io.countercache.spi.CounterDefinition;
-import io.countercache.spi.InstallSql;
+import io.countercache.spi.Installation;
 import io.countercache.spi.KeyType;
 import io.countercache.spi.TableName;
 
@@ -155,7 +155,7 @@ enum Variant {
                 }
                 case DJANGO -> st.execute(DJANGO_SQL);
                 case LIBRARY -> {
-                    InstallSql.apply(c, InstallSql.units(COUNTERS));
+                    Installation.apply(c, Installation.units(COUNTERS));
                 }
                 default -> { }
             }

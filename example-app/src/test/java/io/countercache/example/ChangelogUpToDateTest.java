@@ -1,6 +1,6 @@
 package io.countercache.example;
 
-import io.countercache.hibernate.CounterModel;
+import io.countercache.hibernate.spi.EntityModel;
 import io.countercache.liquibase.ChangelogWriter;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +25,7 @@ class ChangelogUpToDateTest {
     @Test
     void theCommittedChangelogMatchesTheEntities() throws Exception {
         String generated = ChangelogWriter.render(
-                CounterModel.definitions(List.of(User.class, Article.class, Comment.class), Map.of()), REGENERATE);
+                EntityModel.counters(List.of(User.class, Article.class, Comment.class), Map.of()), REGENERATE);
         if (Boolean.getBoolean("countercache.regenerate")) {
             Files.writeString(CHANGELOG, generated, StandardCharsets.UTF_8);
         }

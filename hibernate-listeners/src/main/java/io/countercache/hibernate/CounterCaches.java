@@ -3,6 +3,7 @@ package io.countercache.hibernate;
 import io.countercache.CounterCacheException;
 import io.countercache.ExactReads;
 import io.countercache.RollupWorker;
+import io.countercache.hibernate.internal.CounterCacheService;
 import io.countercache.spi.CounterDefinition;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.EntityManagerFactory;
@@ -14,7 +15,6 @@ import org.hibernate.engine.spi.SessionFactoryImplementor;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The runtime side of countercache for a Hibernate application: exact reads and the in-process workers.
@@ -26,17 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class CounterCaches {
 
-    private static final Map<SessionFactory, CounterRuntime> RUNTIMES = new ConcurrentHashMap<>();
-
     private CounterCaches() {
-    }
-
-    static void register(SessionFactory factory, CounterRuntime runtime) {
-        RUNTIMES.put(factory, runtime);
-    }
-
-    static void unregister(SessionFactory factory) {
-        RUNTIMES.remove(factory);
     }
 
     /**
@@ -57,7 +47,7 @@ public final class CounterCaches {
     /** The exact values of one counter for many entities, in one query; ids of rows that do not exist are absent. */
     public static <K> Map<K, Long> exact(EntityManager em, Class<?> entity, String field, Collection<K> ids) {
         Session session = em.unwrap(Session.class);
-        CounterRuntime runtime = runtime(session.getSessionFactory());
+        CounterCacheService runtime = runtime(session.getSessionFactory());
         String entityName = session.getSessionFactory().unwrap(SessionFactoryImplementor.class).getMappingMetamodel()
                 .getEntityDescriptor(entity).getEntityName();
         CounterDefinition counter = runtime.counter(entityName, field);
@@ -73,11 +63,15 @@ public final class CounterCaches {
         return runtime(factory.unwrap(SessionFactory.class)).workers();
     }
 
-    private static CounterRuntime runtime(SessionFactory factory) {
-        CounterRuntime r = RUNTIMES.get(factory);
-        if (r == null) {
-            throw new CounterCacheException("this SessionFactory has no @CounterCache entities (or it is closed)");
+    private static CounterCacheService runtime(SessionFactory factory) {
+        SessionFactoryImplementor f = factory.unwrap(SessionFactoryImplementor.class);
+        if (f.isClosed()) {
+            throw new CounterCacheException("this SessionFactory is closed");
         }
-        return r;
+        CounterCacheService service = f.getServiceRegistry().requireService(CounterCacheService.class);
+        if (!service.hasCounters()) {
+            throw new CounterCacheException("this SessionFactory has no @CounterCache entities");
+        }
+        return service;
     }
 }

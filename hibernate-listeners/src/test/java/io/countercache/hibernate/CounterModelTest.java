@@ -1,5 +1,6 @@
 package io.countercache.hibernate;
 
+import io.countercache.hibernate.spi.EntityModel;
 import io.countercache.CounterCacheException;
 import io.countercache.spi.CounterDefinition;
 import io.countercache.spi.KeyType;
@@ -15,7 +16,7 @@ class CounterModelTest {
 
     @Test
     void namesAreTheOnesHibernateMapsToIncludingQuotedTablesAndJoinColumns() {
-        List<CounterDefinition> defs = CounterModel.definitions(List.of(Post.class, Remark.class), Map.of());
+        List<CounterDefinition> defs = EntityModel.counters(List.of(Post.class, Remark.class), Map.of());
         assertThat(defs).extracting(CounterDefinition::name).containsExactly(
                 "public.Posts.remarkcount", "public.Posts.totalscore", "public.Posts.visible_remarks");
         CounterDefinition visible = defs.get(2);
@@ -30,7 +31,7 @@ class CounterModelTest {
 
     @Test
     void aNamingStrategyAndADefaultSchemaAreHonoured() {
-        List<CounterDefinition> defs = CounterModel.definitions(List.of(Post.class, Remark.class), Map.of(
+        List<CounterDefinition> defs = EntityModel.counters(List.of(Post.class, Remark.class), Map.of(
                 "hibernate.physical_naming_strategy", "org.hibernate.boot.model.naming.PhysicalNamingStrategySnakeCaseImpl",
                 "hibernate.default_schema", "blog"));
         assertThat(defs).extracting(CounterDefinition::name).containsExactly(
@@ -39,7 +40,7 @@ class CounterModelTest {
 
     @Test
     void everyBadDeclarationIsReportedWithTheFieldAndTheFix() {
-        assertThatThrownBy(() -> CounterModel.definitions(List.of(Post.class, Remark.class, Broken.class), Map.of()))
+        assertThatThrownBy(() -> EntityModel.counters(List.of(Post.class, Remark.class, Broken.class), Map.of()))
                 .isInstanceOf(CounterCacheException.class)
                 .hasMessageContaining("3 @CounterCache problems")
                 .hasMessageContaining("@CounterCache on Broken.badVia: via = \"article\" is not a many-to-one of Remark"
@@ -50,7 +51,7 @@ class CounterModelTest {
 
     @Test
     void aViaThatIsNotAManyToOneToTheTargetListsTheOnesThatAre() {
-        assertThatThrownBy(() -> CounterModel.definitions(List.of(Shelf.class, Book.class), Map.of()))
+        assertThatThrownBy(() -> EntityModel.counters(List.of(Shelf.class, Book.class), Map.of()))
                 .hasMessage("@CounterCache on Shelf.books: via = \"shelff\" is not a many-to-one of Book pointing to"
                         + " Shelf; Book has [formerShelf, shelf]");
     }

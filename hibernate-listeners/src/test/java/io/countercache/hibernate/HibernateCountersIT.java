@@ -1,6 +1,7 @@
 package io.countercache.hibernate;
 
-import io.countercache.spi.InstallSql;
+import io.countercache.hibernate.spi.EntityModel;
+import io.countercache.spi.Installation;
 import io.countercache.testing.TestDatabase;
 import io.countercache.testing.TestPostgres;
 import jakarta.persistence.EntityManager;
@@ -38,7 +39,7 @@ class HibernateCountersIT {
                 .property("hibernate.cache.use_second_level_cache", "false")
                 .createEntityManagerFactory();
         try (java.sql.Connection c = db.dataSource().getConnection()) {
-            InstallSql.apply(c, InstallSql.units(CounterModel.definitions(List.of(Post.class, Remark.class), Map.of())));
+            Installation.apply(c, Installation.units(EntityModel.counters(List.of(Post.class, Remark.class), Map.of())));
         }
     }
 

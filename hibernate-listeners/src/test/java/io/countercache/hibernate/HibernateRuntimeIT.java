@@ -1,9 +1,10 @@
 package io.countercache.hibernate;
 
+import io.countercache.hibernate.spi.EntityModel;
 import io.countercache.CounterCacheException;
 import io.countercache.RollupWorker;
 import io.countercache.spi.CounterDefinition;
-import io.countercache.spi.InstallSql;
+import io.countercache.spi.Installation;
 import io.countercache.testing.TestDatabase;
 import io.countercache.testing.TestPostgres;
 import io.micrometer.core.instrument.Metrics;
@@ -31,13 +32,13 @@ class HibernateRuntimeIT {
         TestDatabase db = TestPostgres.newDatabase(HibernateRuntimeIT.class);
         boot(db, Map.of("hibernate.hbm2ddl.auto", "create", CounterCacheSettings.VALIDATION, "none")).close();
         try (java.sql.Connection c = db.dataSource().getConnection()) {
-            InstallSql.apply(c, InstallSql.units(installed));
+            Installation.apply(c, Installation.units(installed));
         }
         return db;
     }
 
     private static List<CounterDefinition> declared() {
-        return CounterModel.definitions(ENTITIES, Map.of());
+        return EntityModel.counters(ENTITIES, Map.of());
     }
 
     private static EntityManagerFactory boot(TestDatabase db, Map<String, Object> settings, Class<?>... entities) {
@@ -86,7 +87,7 @@ class HibernateRuntimeIT {
                 .hasMessageContaining("countercache: the database does not count what the entities declare"
                         + " (countercache.validation=fail):\n  - Post.visibleRemarks: where is \"status = 'visible'\""
                         + " in the entity but \"status = 'shown'\" in the database")
-                .hasMessageContaining("io.countercache.liquibase.ChangelogGenerator --out <your countercache changelog>.sql"
+                .hasMessageContaining("io.countercache.cli.Main generate --out <your countercache changelog>.sql"
                         + " io.countercache.hibernate.Post io.countercache.hibernate.Remark")
                 .hasMessageContaining("countercache.validation=warn");
 
@@ -99,7 +100,7 @@ class HibernateRuntimeIT {
                 .hasMessageContaining("Post.totalScore: not installed (countercache.counter has no public.Posts.totalscore)")
                 .hasMessageContaining("public.remark: 3 of its 4 capture triggers are installed and enabled")
                 .hasMessageContaining("the countercache schema in the database is version 0ld, this library's is version "
-                        + InstallSql.schemaVersion());
+                        + Installation.schemaVersion());
     }
 
     @Test

@@ -1,12 +1,12 @@
 package io.countercache.liquibase;
 
 import io.countercache.spi.CounterDefinition;
-import io.countercache.spi.InstallSql;
+import io.countercache.spi.Installation;
 
 import java.util.List;
 
 /**
- * Renders counters as a Liquibase formatted-SQL changelog: one changeset per {@link InstallSql.Unit}, each
+ * Renders counters as a Liquibase formatted-SQL changelog: one changeset per {@link Installation.Unit}, each
  * {@code runOnChange:true} (a changed counter re-applies exactly the changesets whose text changed) or, for the
  * recount that commits batch by batch, {@code runAlways:true runInTransaction:false}; and each
  * {@code splitStatements:false} (function bodies reach PostgreSQL whole). The output is deterministic: no dates,
@@ -28,7 +28,7 @@ public final class ChangelogWriter {
         if (regenerateHint != null) {
             out.append("-- Regenerate with: ").append(regenerateHint).append('\n');
         }
-        for (InstallSql.Unit unit : InstallSql.units(counters)) {
+        for (Installation.Unit unit : Installation.units(counters)) {
             out.append("\n-- changeset ").append(AUTHOR).append(':').append(unit.id())
                     .append(unit.everyTime() ? " runAlways:true runInTransaction:false" : " runOnChange:true")
                     .append(" splitStatements:false\n");

@@ -1,4 +1,4 @@
-package io.countercache.hibernate;
+package io.countercache.hibernate.internal;
 
 import org.hibernate.boot.registry.StandardServiceRegistryBuilder;
 import org.hibernate.cache.spi.access.EntityDataAccess;

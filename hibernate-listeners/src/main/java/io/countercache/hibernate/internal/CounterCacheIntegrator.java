@@ -1,7 +1,8 @@
-package io.countercache.hibernate;
+package io.countercache.hibernate.internal;
 
 import io.countercache.CatalogCheck;
 import io.countercache.CounterCacheException;
+import io.countercache.hibernate.CounterCacheSettings;
 import io.countercache.spi.CounterDefinition;
 import org.hibernate.boot.Metadata;
 import org.hibernate.boot.spi.BootstrapContext;
@@ -50,12 +51,12 @@ public final class CounterCacheIntegrator implements Integrator {
             c.property().setUpdatable(false);
             c.property().setValueGeneratorCreator(CounterColumnGenerator.CREATOR);
         }
-        Map<String, Object> settings = sessionFactory.getProperties();
+        Map<String, Object> properties = sessionFactory.getProperties();
+        Settings settings = Settings.of(properties);
         Supplier<HibernateConnections> connections = () -> connections(sessionFactory);
-        validate(metadata, counters, settings, connections);
-        CounterRuntime runtime = new CounterRuntime(sessionFactory, counters, settings, connections);
-        CounterCaches.register(sessionFactory, runtime);
-        sessionFactory.addObserver(runtime);
+        validate(metadata, counters, settings.validation(), properties, connections);
+        sessionFactory.getServiceRegistry().requireService(CounterCacheService.class)
+                .init(sessionFactory, counters, settings, connections);
         log.info("countercache: {} counters, columns read-only to Hibernate: {}", counters.size(),
                 counters.stream().map(c -> c.definition().declaredBy()).toList());
     }
@@ -71,14 +72,8 @@ public final class CounterCacheIntegrator implements Integrator {
         return new HibernateConnections(provider);
     }
 
-    private static void validate(Metadata metadata, List<CounterModel.Declared> counters, Map<String, Object> settings,
-                                 Supplier<HibernateConnections> connectionSource) {
-        String mode = String.valueOf(settings.getOrDefault(CounterCacheSettings.VALIDATION, "fail")).trim()
-                .toLowerCase(Locale.ROOT);
-        if (!List.of("fail", "warn", "none").contains(mode)) {
-            throw new CounterCacheException("setting " + CounterCacheSettings.VALIDATION + " = \"" + mode
-                    + "\" must be fail, warn or none");
-        }
+    private static void validate(Metadata metadata, List<CounterModel.Declared> counters, String mode,
+                                 Map<String, Object> settings, Supplier<HibernateConnections> connectionSource) {
         if (mode.equals("none")) {
             return;
         }
@@ -115,7 +110,7 @@ public final class CounterCacheIntegrator implements Integrator {
                 .map(k -> " --setting " + k + "=" + settings.get(k)).collect(Collectors.joining());
         String entities = metadata.getEntityBindings().stream().map(PersistentClass::getClassName).sorted()
                 .collect(Collectors.joining(" "));
-        return "java -cp <application classpath> io.countercache.liquibase.ChangelogGenerator"
+        return "java -cp <application classpath with countercache-cli> io.countercache.cli.Main generate"
                 + " --out <your countercache changelog>.sql" + naming + " " + entities;
     }
 }

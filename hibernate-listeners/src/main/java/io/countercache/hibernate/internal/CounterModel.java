@@ -1,4 +1,4 @@
-package io.countercache.hibernate;
+package io.countercache.hibernate.internal;
 
 import io.countercache.CounterCache;
 import io.countercache.CounterCacheException;
@@ -42,7 +42,7 @@ import java.util.stream.Collectors;
 public final class CounterModel {
 
     /** One declaration: the physical definition, the entity that declares it and the property that holds it. */
-    public record Declared(CounterDefinition definition, PersistentClass entity, Property property) {
+    record Declared(CounterDefinition definition, PersistentClass entity, Property property) {
     }
 
     private CounterModel() {
@@ -73,7 +73,7 @@ public final class CounterModel {
     }
 
     /** Every declaration of the model, or one exception that lists every problem. */
-    public static List<Declared> read(Metadata metadata) {
+    static List<Declared> read(Metadata metadata) {
         List<Declared> declared = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         for (PersistentClass target : metadata.getEntityBindings()) {

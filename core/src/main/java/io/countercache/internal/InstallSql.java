@@ -1,16 +1,15 @@
-package io.countercache.spi;
+package io.countercache.internal;
 
 import io.countercache.CounterCacheException;
-import io.countercache.internal.Sql;
+import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.Installation.Unit;
+import io.countercache.spi.TableName;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -45,12 +44,11 @@ import static io.countercache.internal.Sql.literal;
  */
 public final class InstallSql {
 
-    /**
-     * One transaction's worth of SQL, {@code id} stable across regenerations; or, when {@code everyTime} is set, SQL
-     * that runs on every update and outside a transaction (it commits as it goes).
-     */
-    public record Unit(String id, String description, String sql, boolean everyTime) {
-    }
+    /** The capture triggers of a source table, and the triggers of a target table; the boot check counts them. */
+    public static final List<String> SOURCE_TRIGGERS =
+            List.of("countercache_insert", "countercache_update", "countercache_delete", "countercache_truncate");
+    public static final List<String> TARGET_TRIGGERS = List.of("countercache_target_insert",
+            "countercache_target_delete", "countercache_target_key", "countercache_target_truncate");
 
     private static final String NEW_ROWS = "countercache_new";
     private static final String OLD_ROWS = "countercache_old";
@@ -88,31 +86,6 @@ public final class InstallSql {
         units.add(new Unit("countercache-recount", "recount new and changed counters, in batches",
                 "CALL countercache.run_recounts();\n", true));
         return units;
-    }
-
-    /**
-     * Runs the units over JDBC as the Liquibase changelog runs them: each unit in a transaction of its own, an
-     * {@code everyTime} unit in auto-commit mode. Leaves the connection in auto-commit mode.
-     */
-    public static void apply(Connection connection, List<Unit> units) throws SQLException {
-        for (Unit unit : units) {
-            try (Statement st = connection.createStatement()) {
-                connection.setAutoCommit(unit.everyTime());
-                try {
-                    st.execute(unit.sql());
-                    if (!unit.everyTime()) {
-                        connection.commit();
-                    }
-                } catch (SQLException e) {
-                    if (!unit.everyTime()) {
-                        connection.rollback();
-                    }
-                    throw e;
-                }
-            } finally {
-                connection.setAutoCommit(true);
-            }
-        }
     }
 
     /** The countercache schema itself (idempotent). */
@@ -185,23 +158,22 @@ public final class InstallSql {
         }
         String fn = "countercache." + ident(triggerFunction("capture_", source));
         String truncated = "TRUNCATE of " + source;
-        sql.append("CREATE OR REPLACE FUNCTION ").append(fn).append("()\n")
-                .append("RETURNS trigger\nLANGUAGE plpgsql\nSET search_path = pg_catalog, pg_temp\nAS $capture$\n")
-                .append("#variable_conflict use_column\nBEGIN\n")
-                .append("    IF TG_OP = 'INSERT' THEN\n").append(enqueue(defs, NEW_ROWS, null))
-                .append("    ELSIF TG_OP = 'DELETE' THEN\n").append(enqueue(defs, null, OLD_ROWS))
-                .append("    ELSIF TG_OP = 'UPDATE' THEN\n").append(enqueue(defs, NEW_ROWS, OLD_ROWS))
-                .append("    ELSIF TG_OP = 'TRUNCATE' THEN\n")
-                .append("        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted\n")
-                .append("        PERFORM countercache.require_read_committed(").append(literal(truncated)).append(",\n")
-                .append("            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');\n")
-                .append(enqueue(defs, null, source.sql()))
-                .append("    END IF;\n    RETURN NULL;\nEND\n$capture$;\n\n");
-        sql.append(trigger("countercache_insert", "AFTER INSERT", "REFERENCING NEW TABLE AS " + NEW_ROWS, source, fn));
-        sql.append(trigger("countercache_update", "AFTER UPDATE",
+        String body = "#variable_conflict use_column\nBEGIN\n"
+                + "    IF TG_OP = 'INSERT' THEN\n" + enqueue(defs, NEW_ROWS, null)
+                + "    ELSIF TG_OP = 'DELETE' THEN\n" + enqueue(defs, null, OLD_ROWS)
+                + "    ELSIF TG_OP = 'UPDATE' THEN\n" + enqueue(defs, NEW_ROWS, OLD_ROWS)
+                + "    ELSIF TG_OP = 'TRUNCATE' THEN\n"
+                + "        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted\n"
+                + "        PERFORM countercache.require_read_committed(" + literal(truncated) + ",\n"
+                + "            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');\n"
+                + enqueue(defs, null, source.sql())
+                + "    END IF;\n    RETURN NULL;\nEND\n";
+        sql.append(triggerFunctionSql(fn, "capture", body));
+        sql.append(trigger(SOURCE_TRIGGERS.get(0), "AFTER INSERT", "REFERENCING NEW TABLE AS " + NEW_ROWS, source, fn));
+        sql.append(trigger(SOURCE_TRIGGERS.get(1), "AFTER UPDATE",
                 "REFERENCING OLD TABLE AS " + OLD_ROWS + " NEW TABLE AS " + NEW_ROWS, source, fn));
-        sql.append(trigger("countercache_delete", "AFTER DELETE", "REFERENCING OLD TABLE AS " + OLD_ROWS, source, fn));
-        sql.append(trigger("countercache_truncate", "BEFORE TRUNCATE", null, source, fn));
+        sql.append(trigger(SOURCE_TRIGGERS.get(2), "AFTER DELETE", "REFERENCING OLD TABLE AS " + OLD_ROWS, source, fn));
+        sql.append(trigger(SOURCE_TRIGGERS.get(3), "BEFORE TRUNCATE", null, source, fn));
         return sql.toString();
     }
 
@@ -213,32 +185,43 @@ public final class InstallSql {
     private static String targetSql(TableName target, List<CounterDefinition> defs) {
         String fn = "countercache." + ident(triggerFunction("target_", target));
         String key = ident(defs.get(0).targetKey());
-        StringBuilder sql = new StringBuilder();
-        sql.append("CREATE OR REPLACE FUNCTION ").append(fn).append("()\n")
-                .append("RETURNS trigger\nLANGUAGE plpgsql\nSET search_path = pg_catalog, pg_temp\nAS $target$\n")
-                .append("BEGIN\n")
-                .append("    IF TG_OP = 'INSERT' THEN\n").append(handBack(defs, NEW_ROWS, "-"))
-                .append("    ELSIF TG_OP = 'DELETE' THEN\n").append(handBack(defs, OLD_ROWS, ""))
-                .append("    ELSIF TG_OP = 'UPDATE' THEN\n")
-                .append("        -- the key changed (a row trigger, only then): the old key gets its values back\n")
-                .append("        INSERT INTO countercache.delta (counter_id, ").append(defs.get(0).keyType().queueColumn())
-                .append(", delta)\n        SELECT c, k, d FROM (VALUES\n            ")
-                .append(defs.stream().map(c -> "(" + c.id() + ", OLD." + key + ", coalesce(OLD." + ident(c.column())
+        String body = "BEGIN\n"
+                + "    IF TG_OP = 'INSERT' THEN\n" + handBack(defs, NEW_ROWS, "-")
+                + "    ELSIF TG_OP = 'DELETE' THEN\n" + handBack(defs, OLD_ROWS, "")
+                + "    ELSIF TG_OP = 'UPDATE' THEN\n"
+                + "        -- the key changed (a row trigger, only then): the old key gets its values back\n"
+                + "        INSERT INTO countercache.delta (counter_id, " + defs.get(0).keyType().queueColumn()
+                + ", delta)\n        SELECT c, k, d FROM (VALUES\n            "
+                + defs.stream().map(c -> "(" + c.id() + ", OLD." + key + ", coalesce(OLD." + ident(c.column())
                         + ", 0)::bigint), (" + c.id() + ", NEW." + key + ", -coalesce(NEW." + ident(c.column()) + ", 0)::bigint)")
-                        .collect(Collectors.joining(",\n            ")))
-                .append("\n        ) v(c, k, d) WHERE d <> 0;\n")
-                .append("    ELSIF TG_OP = 'TRUNCATE' THEN\n")
-                .append("        PERFORM countercache.require_read_committed(").append(literal("TRUNCATE of " + target))
-                .append(",\n            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');\n")
-                .append(handBack(defs, target.sql(), ""))
-                .append("    END IF;\n    RETURN NULL;\nEND\n$target$;\n\n");
-        sql.append(trigger("countercache_target_insert", "AFTER INSERT", "REFERENCING NEW TABLE AS " + NEW_ROWS, target, fn));
-        sql.append(trigger("countercache_target_delete", "AFTER DELETE", "REFERENCING OLD TABLE AS " + OLD_ROWS, target, fn));
-        sql.append("CREATE OR REPLACE TRIGGER countercache_target_key AFTER UPDATE OF ").append(key)
+                        .collect(Collectors.joining(",\n            "))
+                + "\n        ) v(c, k, d) WHERE d <> 0;\n"
+                + "    ELSIF TG_OP = 'TRUNCATE' THEN\n"
+                + "        PERFORM countercache.require_read_committed(" + literal("TRUNCATE of " + target)
+                + ",\n            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');\n"
+                + handBack(defs, target.sql(), "")
+                + "    END IF;\n    RETURN NULL;\nEND\n";
+        StringBuilder sql = new StringBuilder(triggerFunctionSql(fn, "target", body));
+        sql.append(trigger(TARGET_TRIGGERS.get(0), "AFTER INSERT", "REFERENCING NEW TABLE AS " + NEW_ROWS, target, fn));
+        sql.append(trigger(TARGET_TRIGGERS.get(1), "AFTER DELETE", "REFERENCING OLD TABLE AS " + OLD_ROWS, target, fn));
+        sql.append("CREATE OR REPLACE TRIGGER ").append(TARGET_TRIGGERS.get(2)).append(" AFTER UPDATE OF ").append(key)
                 .append(" ON ").append(target.sql()).append("\n    FOR EACH ROW WHEN (OLD.").append(key)
                 .append(" IS DISTINCT FROM NEW.").append(key).append(") EXECUTE FUNCTION ").append(fn).append("();\n");
-        sql.append(trigger("countercache_target_truncate", "BEFORE TRUNCATE", null, target, fn));
+        sql.append(trigger(TARGET_TRIGGERS.get(3), "BEFORE TRUNCATE", null, target, fn));
         return sql.toString();
+    }
+
+    /**
+     * A trigger function with this body, dollar-quoted with a tag the body does not contain (a {@code where} is
+     * spliced into the body, and may hold any text).
+     */
+    private static String triggerFunctionSql(String fn, String tag, String body) {
+        String quote = "$" + tag + "$";
+        for (int i = 1; body.contains(quote); i++) {
+            quote = "$" + tag + "_" + i + "$";
+        }
+        return "CREATE OR REPLACE FUNCTION " + fn + "()\nRETURNS trigger\nLANGUAGE plpgsql\n"
+                + "SET search_path = pg_catalog, pg_temp\nAS " + quote + "\n" + body + quote + ";\n\n";
     }
 
     /** Queues each counter's value in these rows of the target, with this sign, per key. */

@@ -1,4 +1,4 @@
-package io.countercache.hibernate;
+package io.countercache.hibernate.internal;
 
 import org.hibernate.dialect.Dialect;
 import org.hibernate.generator.EventType;

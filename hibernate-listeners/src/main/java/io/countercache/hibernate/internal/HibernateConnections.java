@@ -1,4 +1,4 @@
-package io.countercache.hibernate;
+package io.countercache.hibernate.internal;
 
 import io.countercache.ConnectionSource;
 import org.hibernate.engine.jdbc.connections.spi.ConnectionProvider;

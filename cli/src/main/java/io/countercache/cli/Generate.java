@@ -1,0 +1,62 @@
+package io.countercache.cli;
+
+import io.countercache.hibernate.spi.EntityModel;
+import io.countercache.liquibase.ChangelogWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * Writes the changelog for the counters of some entity classes, which must be on the classpath:
+ *
+ * <pre>
+ * java -cp app-classes:deps:countercache-cli.jar io.countercache.cli.Main generate \
+ *      --out src/main/resources/db/countercache.changelog.sql \
+ *      [--setting hibernate.physical_naming_strategy=...] com.acme.Article com.acme.Comment ...
+ * </pre>
+ *
+ * <p>The entity model is built exactly as Hibernate builds it at boot (PostgreSQL dialect, no database needed), so
+ * pass the same naming settings the application uses.
+ */
+@Command(name = "generate", mixinStandardHelpOptions = true,
+        description = "Write the Liquibase changelog that installs the counters of these entity classes.")
+final class Generate implements Callable<Integer> {
+
+    @Option(names = "--out", paramLabel = "FILE", description = "Where to write the changelog (default: standard output).")
+    Path out;
+
+    @Option(names = "--setting", paramLabel = "KEY=VALUE",
+            description = "A Hibernate setting that changes names (naming strategies, default schema); repeatable.")
+    Map<String, String> settings = new LinkedHashMap<>();
+
+    @Parameters(arity = "1..*", paramLabel = "ENTITY", description = "Entity class names, on the classpath.")
+    List<String> entityNames = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+        List<Class<?>> entities = new ArrayList<>();
+        for (String name : entityNames) {
+            try {
+                entities.add(Class.forName(name));
+            } catch (ClassNotFoundException e) {
+                throw new IllegalArgumentException("entity class " + name + " is not on the classpath");
+            }
+        }
+        String text = ChangelogWriter.render(EntityModel.counters(entities, new LinkedHashMap<String, Object>(settings)), null);
+        if (out == null) {
+            System.out.print(text);
+        } else {
+            Files.writeString(out, text, StandardCharsets.UTF_8);
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,26 @@
+package io.countercache.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The countercache command line. Each verb is a subcommand with its own {@code --help}; exit codes: 0 success, 1 the
+ * check failed (a drifted counter, an out-of-date changelog), 2 bad usage or input.
+ */
+@Command(name = "countercache", mixinStandardHelpOptions = true, version = "countercache 0.1.0",
+        subcommands = {Generate.class},
+        description = "Counter caches for JPA/Hibernate applications on PostgreSQL.")
+public final class Main {
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs a command line and returns its exit code, without exiting. */
+    public static int run(String... args) {
+        return new CommandLine(new Main()).setExecutionExceptionHandler((e, cmd, parsed) -> {
+            cmd.getErr().println(cmd.getColorScheme().errorText("countercache: " + e.getMessage()));
+            return 2;
+        }).execute(args);
+    }
+}

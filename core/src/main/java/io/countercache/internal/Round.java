@@ -1,0 +1,145 @@
+package io.countercache.internal;
+
+import io.countercache.RollupListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One rollup round of a worker: one transaction of {@code countercache.rollup_report}, and the listener protocol
+ * around its commit. With a listener the round commits explicitly, and the listener hears which targets changed after
+ * the rollup and before the commit (if it throws, the round rolls back), and again once the transaction has ended.
+ * Without one the connection is in auto-commit. The statement in progress can be cancelled from another thread.
+ */
+public final class Round {
+
+    private static final Logger log = LoggerFactory.getLogger(Round.class);
+    private static final String ROLLUP = "SELECT r.counter_id, r.consumed, r.target_ids, r.target_uuids"
+            + " FROM countercache.rollup_report(?, ?) r";
+    private static final String RECOUNT_STEP = "SELECT s.targets FROM (SELECT j.counter_id FROM countercache.recount_job j"
+            + " ORDER BY j.requested_at, j.counter_id LIMIT 1) j, countercache.recount_step(j.counter_id, ?) s";
+    private static final String QUEUE = "SELECT q.depth, q.oldest_seconds, q.dead_letters FROM countercache.queue_state() q";
+
+    /** The queue as {@code countercache.queue_state()} reports it. */
+    public record QueueState(long depth, double oldestSeconds, long deadLetters) {
+    }
+
+    private final String name;
+    private final int batchSize;
+    private final RollupListener listener;
+    private volatile PreparedStatement inFlight;
+
+    public Round(String name, int batchSize, RollupListener listener) {
+        this.name = name;
+        this.batchSize = batchSize;
+        this.listener = listener;
+    }
+
+    /** Puts a connection in the commit mode rounds need: auto-commit unless a listener must hear before commit. */
+    public void prepare(Connection c) throws SQLException {
+        c.setAutoCommit(listener == null);
+    }
+
+    /** Runs one round on a prepared connection and returns the deltas it consumed. */
+    public long run(Connection c) throws SQLException {
+        if (listener == null) {
+            return execute(c, null);
+        }
+        Map<Integer, List<Object>> touched = new HashMap<>();
+        RollupListener.AfterRound after = null;
+        boolean committed = false;
+        try {
+            long consumed = execute(c, touched);
+            if (!touched.isEmpty()) {
+                after = listener.applied(touched);   // if it throws, the round rolls back and is retried
+            }
+            c.commit();
+            committed = true;
+            return consumed;
+        } finally {
+            if (!committed) {
+                try {
+                    c.rollback();
+                } catch (SQLException e) {
+                    // the connection is gone, and with it the transaction
+                }
+            }
+            if (after != null) {
+                try {
+                    after.ended(committed);
+                } catch (RuntimeException e) {
+                    log.warn("{}: rollup listener failed after the round ended: {}", name, e.toString());
+                }
+            }
+        }
+    }
+
+    /** Cancels the statement of the round in progress, if any: the round rolls back and its deltas stay queued. */
+    public void cancel() {
+        PreparedStatement round = inFlight;
+        if (round != null) {
+            try {
+                round.cancel();
+            } catch (SQLException e) {
+                log.warn("{}: could not cancel the round in progress: {}", name, e.toString());
+            }
+        }
+    }
+
+    /**
+     * One batch of the oldest requested recount, in auto-commit; returns whether there was one that advanced
+     * (another session may hold that counter's recount, then nothing advances).
+     */
+    public boolean recountStep(Connection c) throws SQLException {
+        c.setAutoCommit(true);
+        try (PreparedStatement ps = c.prepareStatement(RECOUNT_STEP)) {
+            ps.setInt(1, batchSize);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getLong(1) > 0;
+            }
+        }
+    }
+
+    /** Reads the queue's depth, the age of its oldest delta and the dead-letter count. */
+    public static QueueState queue(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(QUEUE); ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return new QueueState(rs.getLong(1), rs.getDouble(2), rs.getLong(3));
+        }
+    }
+
+    /** Runs {@code rollup_report}; collects the touched keys per counter when {@code touched} is given. */
+    private long execute(Connection c, Map<Integer, List<Object>> touched) throws SQLException {
+        long consumed = 0;
+        try (PreparedStatement ps = c.prepareStatement(ROLLUP)) {
+            ps.setInt(1, batchSize);
+            ps.setBoolean(2, touched != null);   // the keys are only worth their cost to a listener
+            inFlight = ps;
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    consumed += rs.getLong(2);
+                    if (touched != null) {
+                        Array keys = rs.getArray(3) != null ? rs.getArray(3) : rs.getArray(4);
+                        if (keys != null) {   // a counter may come in several rows
+                            touched.computeIfAbsent(rs.getInt(1), k -> new ArrayList<>())
+                                    .addAll(Arrays.asList((Object[]) keys.getArray()));
+                        }
+                    }
+                }
+            } finally {
+                inFlight = null;
+            }
+        }
+        return consumed;
+    }
+}

@@ -1,0 +1,62 @@
+package io.countercache.spi;
+
+import io.countercache.internal.InstallSql;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+/**
+ * The SQL that installs a set of counters, for an integration that delivers it (the Liquibase changelog writer, a
+ * build plugin, a test): ordered units, each one transaction that can run again, or, for the last one, SQL that runs
+ * on every update outside a transaction. The text is deterministic (sorted, no timestamps), so a regenerated file
+ * diffs cleanly. What each unit does is described in {@code docs/architecture.md}.
+ */
+public final class Installation {
+
+    /**
+     * One transaction's worth of SQL, {@code id} stable across regenerations; or, when {@code everyTime} is set, SQL
+     * that runs on every update and outside a transaction (it commits as it goes).
+     */
+    public record Unit(String id, String description, String sql, boolean everyTime) {
+    }
+
+    private Installation() {
+    }
+
+    /** The units that install exactly these counters (and remove any other counter installed before). */
+    public static List<Unit> units(List<CounterDefinition> counters) {
+        return InstallSql.units(counters);
+    }
+
+    /**
+     * Runs the units over JDBC as the Liquibase changelog runs them: each unit in a transaction of its own, an
+     * {@code everyTime} unit in auto-commit mode. Leaves the connection in auto-commit mode.
+     */
+    public static void apply(Connection connection, List<Unit> units) throws SQLException {
+        for (Unit unit : units) {
+            try (Statement st = connection.createStatement()) {
+                connection.setAutoCommit(unit.everyTime());
+                try {
+                    st.execute(unit.sql());
+                    if (!unit.everyTime()) {
+                        connection.commit();
+                    }
+                } catch (SQLException e) {
+                    if (!unit.everyTime()) {
+                        connection.rollback();
+                    }
+                    throw e;
+                }
+            } finally {
+                connection.setAutoCommit(true);
+            }
+        }
+    }
+
+    /** A digest of this library's schema; {@code countercache.schema_version()} returns it once installed. */
+    public static String schemaVersion() {
+        return InstallSql.schemaVersion();
+    }
+}

@@ -1,0 +1,69 @@
+package io.countercache;
+
+import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.Installation;
+import io.countercache.spi.KeyType;
+import io.countercache.testing.TestDatabase;
+import io.countercache.testing.TestPostgres;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.sql.Connection;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * PostgreSQL, not a hand lexer, judges a {@code where}: it must be one boolean expression over the source table, and
+ * nothing in it can add a statement to the install or to a trigger, however it is quoted.
+ */
+class WhereConditionIT {
+
+    private static TestDatabase db;
+
+    @BeforeAll
+    static void schema() throws Exception {
+        db = TestPostgres.newDatabase(WhereConditionIT.class);
+        db.execute(BlogSchema.TABLES);
+    }
+
+    private static CounterDefinition counter(String column, String where) {
+        return new CounterDefinition("Article." + column, BlogSchema.ARTICLE, "id", KeyType.BIGINT, column, "bigint",
+                BlogSchema.COMMENT, "article_id", where, null);
+    }
+
+    private static void install(CounterDefinition c) throws Exception {
+        try (Connection conn = db.dataSource().getConnection()) {
+            Installation.apply(conn, Installation.units(List.of(c)));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "true); DROP TABLE blog_user; SELECT (true",
+            "publish_status = E'\\'' OR true); DROP TABLE blog_user; SELECT (true",
+            "true) UNION SELECT (false",
+            "true)] FROM blog_comment; DROP TABLE blog_user; SELECT ARRAY[(true",
+            "likes",
+            "true; DROP TABLE blog_user"})
+    void aConditionThatIsNotOneBooleanExpressionIsRefusedAndRunsNothing(String where) {
+        assertThatThrownBy(() -> install(counter("total_bad", where)))
+                .hasMessageContaining("@CounterCache on Article.total_bad: where = \"" + where + "\" is not one boolean"
+                        + " expression over public.blog_comment");
+        assertThat(db.queryLong("SELECT count(*) FROM pg_tables WHERE tablename = 'blog_user'")).as("blog_user").isOne();
+        assertThat(db.queryLong("SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'countercache%'")).isZero();
+    }
+
+    @Test
+    void aConditionMayHoldAnyTextEvenTheTriggerBodysQuote() throws Exception {
+        install(counter("total_odd", "publish_status <> '$capture$' AND message IS DISTINCT FROM E'it''s \\\\'"));
+        db.execute("INSERT INTO blog_article (id) VALUES (1);"
+                + "INSERT INTO blog_comment (article_id, publish_status, message) VALUES (1, 'public', 'x'),"
+                + " (1, '$capture$', 'y')");
+        db.queryLong("SELECT countercache.rollup(100)");
+        assertThat(db.queryLong("SELECT total_odd FROM blog_article WHERE id = 1")).isOne();
+    }
+}

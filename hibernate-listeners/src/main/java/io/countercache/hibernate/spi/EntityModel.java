@@ -1,0 +1,33 @@
+package io.countercache.hibernate.spi;
+
+import io.countercache.hibernate.internal.CounterModel;
+import io.countercache.spi.CounterDefinition;
+import org.hibernate.boot.Metadata;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The counters an entity model declares, resolved to physical names exactly as Hibernate maps them: what a tool that
+ * generates the changelog (the CLI, a build plugin) hands to {@link io.countercache.spi.Installation}. Every bad
+ * declaration is reported at once, each naming {@code Entity.field} and the fix.
+ */
+public final class EntityModel {
+
+    private EntityModel() {
+    }
+
+    /**
+     * Builds the entity model of these classes as Hibernate builds it at boot (PostgreSQL dialect, no database), with
+     * these Hibernate settings (naming strategies, default schema), and returns its counters sorted by name.
+     */
+    public static List<CounterDefinition> counters(Collection<Class<?>> entities, Map<String, Object> settings) {
+        return CounterModel.definitions(entities, settings);
+    }
+
+    /** The counters of a boot metamodel the caller already has, sorted by name. */
+    public static List<CounterDefinition> counters(Metadata metadata) {
+        return CounterModel.definitions(metadata);
+    }
+}
