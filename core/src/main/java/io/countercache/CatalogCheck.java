@@ -1,6 +1,7 @@
 package io.countercache;
 
 import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.LimitDefinition;
 import io.countercache.internal.InstallSql;
 import io.countercache.spi.TableName;
 
@@ -87,6 +88,45 @@ public final class CatalogCheck {
             if (owned.contains(i.target())) {
                 problems.add(i.declaredBy() + ": installed as " + i.name() + " but no longer declared; its triggers"
                         + " still queue deltas");
+            }
+        }
+        return problems;
+    }
+
+    /**
+     * Every difference between declared limit counters and the database's: missing, or defined otherwise (period,
+     * limit, time zone, retention). Run after {@link #differences}, which reports a missing installation.
+     */
+    public static List<String> limitDifferences(Connection c, Collection<LimitDefinition> declared) throws SQLException {
+        List<String> problems = new ArrayList<>();
+        if (declared.isEmpty() || !installed(c)) {
+            return problems;
+        }
+        try (PreparedStatement ps = c.prepareStatement("SELECT l.period = ?::interval, l.default_limit, l.time_zone,"
+                + " l.retention, l.period::text FROM countercache.limit_def l WHERE l.name = ?")) {
+            for (LimitDefinition d : declared) {
+                ps.setString(1, d.period());
+                ps.setString(2, d.name());
+                try (ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        problems.add(d.declaredBy() + ": not installed (countercache.limit_def has no " + d.name() + ")");
+                        continue;
+                    }
+                    List<String> changes = new ArrayList<>();
+                    if (!rs.getBoolean(1)) {
+                        changes.add("period is \"" + d.period() + "\" in the code but \"" + rs.getString(5) + "\" in the database");
+                    }
+                    if (rs.getLong(2) != d.defaultLimit()) {
+                        changes.add("limit is " + d.defaultLimit() + " in the code but " + rs.getLong(2) + " in the database");
+                    }
+                    compare(changes, "time zone", d.timeZone(), rs.getString(3));
+                    if (rs.getInt(4) != d.retention()) {
+                        changes.add("retention is " + d.retention() + " in the code but " + rs.getInt(4) + " in the database");
+                    }
+                    if (!changes.isEmpty()) {
+                        problems.add(d.declaredBy() + ": " + String.join("; ", changes));
+                    }
+                }
             }
         }
         return problems;

@@ -238,7 +238,7 @@ public final class RollupWorker implements AutoCloseable {
                         lastError = null;
                     }
                     backoff = pollInterval.toMillis();
-                    if (!recountStep()) {
+                    if (!maintenance()) {
                         pause(pollInterval.toMillis());
                     }
                 } catch (SQLException | RuntimeException e) {
@@ -260,13 +260,14 @@ public final class RollupWorker implements AutoCloseable {
     }
 
     /**
-     * Between rounds, once the queue has caught up: one batch of the oldest requested recount (a new or changed
-     * counter's backfill that the changelog did not finish, or a repair). Returns whether there was one to advance.
+     * Between rounds, once the queue has caught up: old limit counts go, and one batch of the oldest requested
+     * recount (a new or changed counter's backfill that the changelog did not finish, or a repair) runs. Returns
+     * whether a recount advanced.
      */
-    private boolean recountStep() throws SQLException {
+    private boolean maintenance() throws SQLException {
         Connection c = connections.open();
         try {
-            return round.recountStep(c);
+            return round.maintenance(c);
         } finally {
             connections.release(c);
         }

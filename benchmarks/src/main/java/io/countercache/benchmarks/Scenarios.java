@@ -495,4 +495,79 @@ final class Scenarios {
             return rs.getLong(1);
         }
     }
+
+    /** Cybertec's "concurrent counting", as published (its extension, tables and register_call), for scenario 8. */
+    static final String CYBERTEC_SQL = """
+            CREATE TABLE t_customer (id serial PRIMARY KEY, customer_email text NOT NULL UNIQUE, login_whatever_else text);
+            CREATE TABLE t_customer_limit (
+                id serial PRIMARY KEY,
+                customer_id int REFERENCES t_customer (id) ON UPDATE CASCADE ON DELETE SET NULL,
+                clicks_per_day int CHECK (clicks_per_day > 0) NOT NULL,
+                trange tstzrange,
+                EXCLUDE USING gist (trange WITH &&, customer_id WITH =));
+            CREATE INDEX idx_limit ON t_customer_limit (customer_id);
+            CREATE TABLE t_log (id serial PRIMARY KEY, tstamp timestamptz DEFAULT now() NOT NULL, customer_id int NOT NULL,
+                                http_referrer inet, http_other_fields text NOT NULL, request_infos jsonb);
+            CREATE INDEX idx_log ON t_log (tstamp, customer_id);
+            CREATE TABLE t_log_count (
+                customer_id int REFERENCES t_customer (id) ON UPDATE CASCADE ON DELETE SET NULL,
+                tdate date NOT NULL, counter_limit int DEFAULT 0, counter_limit_real int DEFAULT 0,
+                UNIQUE (customer_id, tdate));
+            CREATE INDEX idx_log_count ON t_log_count (tdate, customer_id);
+            CREATE FUNCTION register_call(int) RETURNS t_log_count AS $$
+               WITH x AS (SELECT * FROM t_customer_limit WHERE now() <@ trange AND customer_id = $1),
+                    y AS (INSERT INTO t_log (customer_id, http_other_fields) VALUES ($1, 'whatever info'))
+               INSERT INTO t_log_count (customer_id, tdate, counter_limit, counter_limit_real)
+                    VALUES ($1, now()::date, 1, 1)
+                    ON CONFLICT (customer_id, tdate)
+                    DO UPDATE
+                       SET counter_limit_real = t_log_count.counter_limit_real + 1,
+                           counter_limit = CASE WHEN t_log_count.counter_limit < (SELECT clicks_per_day FROM x)
+                                           THEN t_log_count.counter_limit + 1 ELSE t_log_count.counter_limit END
+                       WHERE EXCLUDED.customer_id = $1 AND EXCLUDED.tdate = now()::date
+               RETURNING *
+            $$ LANGUAGE sql;
+            """;
+
+    /**
+     * 8. Limit counting: admissions per second of the article's register_call and of countercache.admit, on one
+     * connection, with 32 clients on one key, and with 32 clients over 1,000 keys. The limit is far away, so every
+     * call is admitted and does the same work.
+     */
+    Map<String, Map<String, Clients.Result>> limits() throws Exception {
+        Map<String, Map<String, Clients.Result>> results = new LinkedHashMap<>();
+        double seconds = seconds(10);
+        for (String variant : List.of("cybertec", "library")) {
+            try (Server.Db db = server.newDatabase("limit_" + variant)) {
+                try (Connection c = db.connect(); Statement st = c.createStatement()) {
+                    if (variant.equals("cybertec")) {
+                        st.execute("CREATE EXTENSION IF NOT EXISTS btree_gist");
+                        st.execute(CYBERTEC_SQL);
+                        st.execute("INSERT INTO t_customer (customer_email) SELECT 'c' || g FROM generate_series(1, 1000) g;"
+                                + "INSERT INTO t_customer_limit (customer_id, clicks_per_day, trange)"
+                                + " SELECT g, 1000000000, tstzrange(now() - interval '1 day', now() + interval '1 day')"
+                                + " FROM generate_series(1, 1000) g");
+                    } else {
+                        io.countercache.spi.Installation.apply(c, io.countercache.spi.Installation.units(List.of(),
+                                List.of(new io.countercache.spi.LimitDefinition("bench", "calls", "1 day", 1_000_000_000L, "UTC", 2))));
+                    }
+                }
+                String sql = variant.equals("cybertec") ? "SELECT register_call(?)" : "SELECT countercache.admit('calls', ?::text)";
+                for (Object[] load : new Object[][]{{"1 connection", 1, 1}, {"32 clients, one key", 32, 1},
+                        {"32 clients, 1,000 keys", 32, 1000}}) {
+                    int clients = (Integer) load[1], keys = (Integer) load[2];
+                    Clients.Result r = Clients.run(db, clients, warmup(), seconds, Long.MAX_VALUE, null, (c, random) -> {
+                        try (PreparedStatement ps = c.prepareStatement(sql)) {
+                            ps.setInt(1, 1 + random.nextInt(keys));
+                            ps.execute();
+                        }
+                    });
+                    results.computeIfAbsent((String) load[0], k -> new LinkedHashMap<>()).put(variant, r);
+                    log("  limits, %-22s %-8s %,10.0f admissions/s  p99 %7.2f ms", load[0], variant, r.perSecond(),
+                            r.p99Millis());
+                }
+            }
+        }
+        return results;
+    }
 }

@@ -51,7 +51,8 @@ final class Generate implements Callable<Integer> {
                 throw new IllegalArgumentException("entity class " + name + " is not on the classpath");
             }
         }
-        String text = ChangelogWriter.render(EntityModel.counters(entities, new LinkedHashMap<String, Object>(settings)), null);
+        String text = ChangelogWriter.render(EntityModel.counters(entities, new LinkedHashMap<String, Object>(settings)),
+                EntityModel.limits(entities), null);
         if (out == null) {
             System.out.print(text);
         } else {

@@ -3,6 +3,7 @@ package io.countercache.internal;
 import io.countercache.CounterCacheException;
 import io.countercache.spi.CounterDefinition;
 import io.countercache.spi.Installation.Unit;
+import io.countercache.spi.LimitDefinition;
 import io.countercache.spi.TableName;
 
 import java.io.IOException;
@@ -56,8 +57,8 @@ public final class InstallSql {
     private InstallSql() {
     }
 
-    /** The units that install exactly these counters (and remove any other counter installed before). */
-    public static List<Unit> units(List<CounterDefinition> counters) {
+    /** The units that install exactly these counters and limits (and remove any other installed before). */
+    public static List<Unit> units(List<CounterDefinition> counters, List<LimitDefinition> limits) {
         checkDistinct(counters);
         Map<TableName, List<CounterDefinition>> bySource = new TreeMap<>();
         for (CounterDefinition c : counters) {
@@ -83,6 +84,8 @@ public final class InstallSql {
                 .collect(Collectors.joining(", "));
         units.add(new Unit("countercache-prune", "forget counters that are no longer declared",
                 "SELECT countercache.prune(ARRAY[" + keep + "]::text[]);\n", false));
+        units.add(new Unit("countercache-limits", "limit counters: " + limits.stream().map(LimitDefinition::name)
+                .sorted().collect(Collectors.joining(", ")), limitsSql(limits), false));
         units.add(new Unit("countercache-recount", "recount new and changed counters, in batches",
                 "CALL countercache.run_recounts();\n", true));
         return units;
@@ -115,6 +118,27 @@ public final class InstallSql {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Defines each limit (or changes it), then forgets the limits no longer declared. */
+    private static String limitsSql(List<LimitDefinition> limits) {
+        StringBuilder sql = new StringBuilder();
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        for (LimitDefinition l : limits.stream().sorted(Comparator.comparing(LimitDefinition::name)).toList()) {
+            if (!names.add(l.name())) {
+                throw new CounterCacheException(l.declaredBy() + ": another @CounterLimit is also named \"" + l.name()
+                        + "\"; give each limit its own name");
+            }
+            sql.append("SELECT countercache.define_limit(name => ").append(literal(l.name()))
+                    .append(", period => ").append(literal(l.period())).append("::interval")
+                    .append(", default_limit => ").append(l.defaultLimit())
+                    .append(", time_zone => ").append(literal(l.timeZone()))
+                    .append(", retention => ").append(l.retention())
+                    .append(", declared_by => ").append(literal(l.declaredBy())).append(");\n");
+        }
+        sql.append("SELECT countercache.prune_limits(ARRAY[").append(names.stream().map(Sql::literal)
+                .collect(Collectors.joining(", "))).append("]::text[]);\n");
+        return sql.toString();
     }
 
     /** The name of a table's trigger function ({@code capture_} or {@code target_}), at most 63 bytes. */

@@ -28,6 +28,8 @@ public final class Round {
             + " FROM countercache.rollup_report(?, ?) r";
     private static final String RECOUNT_STEP = "SELECT s.targets FROM (SELECT j.counter_id FROM countercache.recount_job j"
             + " ORDER BY j.requested_at, j.counter_id LIMIT 1) j, countercache.recount_step(j.counter_id, ?) s";
+    private static final String PRUNE_LIMITS = "SELECT countercache.prune_limit_usage(?)";
+    private static final long PRUNE_EVERY_NANOS = 60_000_000_000L;
     private static final String QUEUE = "SELECT q.depth, q.oldest_seconds, q.dead_letters FROM countercache.queue_state() q";
 
     /** The queue as {@code countercache.queue_state()} reports it. */
@@ -38,6 +40,7 @@ public final class Round {
     private final int batchSize;
     private final RollupListener listener;
     private volatile PreparedStatement inFlight;
+    private long limitsPrunedAt = System.nanoTime() - PRUNE_EVERY_NANOS;
 
     public Round(String name, int batchSize, RollupListener listener) {
         this.name = name;
@@ -97,11 +100,19 @@ public final class Round {
     }
 
     /**
-     * One batch of the oldest requested recount, in auto-commit; returns whether there was one that advanced
-     * (another session may hold that counter's recount, then nothing advances).
+     * What a worker does once the queue has caught up, in auto-commit: once a minute, delete the counts of limit
+     * periods past their retention; then one batch of the oldest requested recount. Returns whether a recount
+     * advanced (another session may hold that counter's recount, then nothing advances).
      */
-    public boolean recountStep(Connection c) throws SQLException {
+    public boolean maintenance(Connection c) throws SQLException {
         c.setAutoCommit(true);
+        if (System.nanoTime() - limitsPrunedAt >= PRUNE_EVERY_NANOS) {
+            try (PreparedStatement ps = c.prepareStatement(PRUNE_LIMITS)) {
+                ps.setInt(1, batchSize);
+                ps.execute();
+            }
+            limitsPrunedAt = System.nanoTime();
+        }
         try (PreparedStatement ps = c.prepareStatement(RECOUNT_STEP)) {
             ps.setInt(1, batchSize);
             try (ResultSet rs = ps.executeQuery()) {

@@ -25,9 +25,14 @@ public final class Installation {
     private Installation() {
     }
 
-    /** The units that install exactly these counters (and remove any other counter installed before). */
+    /** The units that install exactly these counters (and remove any other counter or limit installed before). */
     public static List<Unit> units(List<CounterDefinition> counters) {
-        return InstallSql.units(counters);
+        return InstallSql.units(counters, List.of());
+    }
+
+    /** The units that install exactly these counters and limits (and remove any other installed before). */
+    public static List<Unit> units(List<CounterDefinition> counters, List<LimitDefinition> limits) {
+        return InstallSql.units(counters, limits);
     }
 
     /**

@@ -25,23 +25,39 @@ class InstallSqlTest {
 
     @Test
     void unitsComeInOrderWithStableIdsAndTheRecountLast() {
-        List<Unit> units = InstallSql.units(List.of(counter("total", null)));
+        List<Unit> units = InstallSql.units(List.of(counter("total", null)), List.of());
         assertThat(units).extracting(Unit::id).containsExactly("countercache-schema", "countercache-source-public.comment",
-                "countercache-target-public.article", "countercache-prune", "countercache-recount");
-        assertThat(units).extracting(Unit::everyTime).containsExactly(false, false, false, false, true);
+                "countercache-target-public.article", "countercache-prune", "countercache-limits", "countercache-recount");
+        assertThat(units).extracting(Unit::everyTime).containsExactly(false, false, false, false, false, true);
     }
 
     @Test
     void theTextIsTheSameWhateverTheOrderOfTheCounters() {
         CounterDefinition a = counter("a", null), b = counter("b", "x > 1");
-        assertThat(InstallSql.units(List.of(a, b))).isEqualTo(InstallSql.units(List.of(b, a)));
+        assertThat(InstallSql.units(List.of(a, b), List.of())).isEqualTo(InstallSql.units(List.of(b, a), List.of()));
     }
 
     @Test
     void aTriggerBodyIsQuotedWithATagItsConditionDoesNotHold() {
-        String sql = InstallSql.units(List.of(counter("odd", "s = '$capture$' OR s = '$capture_1$'"))).get(1).sql();
+        String sql = InstallSql.units(List.of(counter("odd", "s = '$capture$' OR s = '$capture_1$'")), List.of()).get(1).sql();
         assertThat(sql).contains("AS $capture_2$\n").endsWith("$capture_2$;\n\n" + sql.substring(sql.indexOf(
                 "CREATE OR REPLACE TRIGGER countercache_insert")));
+    }
+
+    @Test
+    void twoLimitsWithOneNameAreRefused() {
+        var a = new io.countercache.spi.LimitDefinition("Customer", "calls", "1 day", 10, "UTC", 2);
+        var b = new io.countercache.spi.LimitDefinition("Account", "calls", "1 hour", 5, "UTC", 2);
+        assertThatThrownBy(() -> InstallSql.units(List.of(), List.of(a, b)))
+                .hasMessageContaining("another @CounterLimit is also named \"calls\"");
+    }
+
+    @Test
+    void aPeriodThatIsNotAnIntervalOfWholeUnitsIsRefusedAtOnce() {
+        assertThatThrownBy(() -> new io.countercache.spi.LimitDefinition("@CounterLimit(name = \"calls\") on Customer",
+                "calls", "1 dya", 10, "UTC", 2))
+                .hasMessage("@CounterLimit(name = \"calls\") on Customer: period = \"1 dya\" is not an interval of whole"
+                        + " units; write it as \"1 day\", \"1 hour\", \"15 minutes\" or \"1 month\"");
     }
 
     @Test
@@ -54,7 +70,7 @@ class InstallSqlTest {
 
     @Test
     void twoCountersOnOneColumnAreRefusedNamingBoth() {
-        assertThatThrownBy(() -> InstallSql.units(List.of(counter("n", null), counter("n", "x"))))
+        assertThatThrownBy(() -> InstallSql.units(List.of(counter("n", null), counter("n", "x")), List.of()))
                 .isInstanceOf(CounterCacheException.class)
                 .hasMessageContaining("Article.n and on Article.n both map to column public.article.n");
     }

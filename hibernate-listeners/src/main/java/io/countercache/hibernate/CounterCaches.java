@@ -2,6 +2,7 @@ package io.countercache.hibernate;
 
 import io.countercache.CounterCacheException;
 import io.countercache.ExactReads;
+import io.countercache.Limits;
 import io.countercache.RollupWorker;
 import io.countercache.hibernate.internal.CounterCacheService;
 import io.countercache.spi.CounterDefinition;
@@ -56,6 +57,14 @@ public final class CounterCaches {
             session.flush();
         }
         return session.doReturningWork(c -> ExactReads.read(c, counter, ids));
+    }
+
+    /**
+     * Asks a limit counter ({@code @CounterLimit}) to admit one request of {@code key}, in the entity manager's
+     * transaction: a rollback takes it back. See {@link Limits#admit(java.sql.Connection, String, Object)}.
+     */
+    public static Limits.Admission admit(EntityManager em, String limit, Object key) {
+        return em.unwrap(Session.class).doReturningWork(c -> Limits.admit(c, limit, key));
     }
 
     /** The rollup workers running inside this factory; empty unless {@code countercache.worker.enabled=true}. */

@@ -4,6 +4,7 @@ import io.countercache.CatalogCheck;
 import io.countercache.CounterCacheException;
 import io.countercache.hibernate.CounterCacheSettings;
 import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.LimitDefinition;
 import org.hibernate.boot.Metadata;
 import org.hibernate.boot.spi.BootstrapContext;
 import org.hibernate.engine.jdbc.connections.spi.ConnectionProvider;
@@ -15,6 +16,7 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -42,8 +44,9 @@ public final class CounterCacheIntegrator implements Integrator {
     @Override
     public void integrate(Metadata metadata, BootstrapContext bootstrapContext, SessionFactoryImplementor sessionFactory) {
         List<CounterModel.Declared> counters = CounterModel.read(metadata);
-        if (counters.isEmpty()) {
-            log.debug("countercache: no @CounterCache in this persistence unit, nothing to do");
+        List<LimitDefinition> limits = CounterModel.limits(metadata);
+        if (counters.isEmpty() && limits.isEmpty()) {
+            log.debug("countercache: no @CounterCache or @CounterLimit in this persistence unit, nothing to do");
             return;
         }
         for (CounterModel.Declared c : counters) {
@@ -54,7 +57,7 @@ public final class CounterCacheIntegrator implements Integrator {
         Map<String, Object> properties = sessionFactory.getProperties();
         Settings settings = Settings.of(properties);
         Supplier<HibernateConnections> connections = () -> connections(sessionFactory);
-        validate(metadata, counters, settings.validation(), properties, connections);
+        validate(metadata, counters, limits, settings.validation(), properties, connections);
         sessionFactory.getServiceRegistry().requireService(CounterCacheService.class)
                 .init(sessionFactory, counters, settings, connections);
         log.info("countercache: {} counters, columns read-only to Hibernate: {}", counters.size(),
@@ -72,8 +75,9 @@ public final class CounterCacheIntegrator implements Integrator {
         return new HibernateConnections(provider);
     }
 
-    private static void validate(Metadata metadata, List<CounterModel.Declared> counters, String mode,
-                                 Map<String, Object> settings, Supplier<HibernateConnections> connectionSource) {
+    private static void validate(Metadata metadata, List<CounterModel.Declared> counters, List<LimitDefinition> limits,
+                                 String mode, Map<String, Object> settings,
+                                 Supplier<HibernateConnections> connectionSource) {
         if (mode.equals("none")) {
             return;
         }
@@ -83,7 +87,8 @@ public final class CounterCacheIntegrator implements Integrator {
         try {
             Connection c = connections.open();
             try {
-                problems = CatalogCheck.differences(c, declared, CounterModel.entityTables(metadata));
+                problems = new ArrayList<>(CatalogCheck.differences(c, declared, CounterModel.entityTables(metadata)));
+                problems.addAll(CatalogCheck.limitDifferences(c, limits));
             } finally {
                 connections.release(c);
             }

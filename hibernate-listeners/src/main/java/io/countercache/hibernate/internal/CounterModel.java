@@ -2,6 +2,8 @@ package io.countercache.hibernate.internal;
 
 import io.countercache.CounterCache;
 import io.countercache.CounterCacheException;
+import io.countercache.CounterLimit;
+import io.countercache.spi.LimitDefinition;
 import io.countercache.spi.CounterDefinition;
 import io.countercache.spi.KeyType;
 import io.countercache.spi.TableName;
@@ -92,6 +94,24 @@ public final class CounterModel {
         }
         declared.sort(Comparator.comparing(d -> d.definition().name()));
         return declared;
+    }
+
+    /** The {@link CounterLimit}s on the model's entity classes, sorted by name. */
+    public static List<LimitDefinition> limits(Metadata metadata) {
+        return limits(metadata.getEntityBindings().stream().map(PersistentClass::getMappedClass).toList());
+    }
+
+    /** The {@link CounterLimit}s on these classes, sorted by name; a bad one fails naming its class. */
+    public static List<LimitDefinition> limits(Collection<Class<?>> classes) {
+        List<LimitDefinition> limits = new ArrayList<>();
+        for (Class<?> k : classes) {
+            for (CounterLimit l : k.getAnnotationsByType(CounterLimit.class)) {
+                limits.add(new LimitDefinition("@CounterLimit(name = \"" + l.name() + "\") on " + k.getSimpleName(),
+                        l.name(), l.period(), l.limit(), l.timeZone(), l.retention()));
+            }
+        }
+        limits.sort(Comparator.comparing(LimitDefinition::name));
+        return limits;
     }
 
     /** The tables of every entity of the model: counters installed on them must be declared by it. */

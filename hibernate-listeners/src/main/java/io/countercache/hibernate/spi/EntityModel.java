@@ -2,6 +2,7 @@ package io.countercache.hibernate.spi;
 
 import io.countercache.hibernate.internal.CounterModel;
 import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.LimitDefinition;
 import org.hibernate.boot.Metadata;
 
 import java.util.Collection;
@@ -24,6 +25,11 @@ public final class EntityModel {
      */
     public static List<CounterDefinition> counters(Collection<Class<?>> entities, Map<String, Object> settings) {
         return CounterModel.definitions(entities, settings);
+    }
+
+    /** The limit counters ({@code @CounterLimit}) on these classes, sorted by name. */
+    public static List<LimitDefinition> limits(Collection<Class<?>> entities) {
+        return CounterModel.limits(entities);
     }
 
     /** The counters of a boot metamodel the caller already has, sorted by name. */

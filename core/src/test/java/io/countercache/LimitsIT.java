@@ -1,0 +1,180 @@
+package io.countercache;
+
+import io.countercache.spi.Installation;
+import io.countercache.spi.LimitDefinition;
+import io.countercache.testing.Sessions;
+import io.countercache.testing.Sessions.Session;
+import io.countercache.testing.Sessions.Step;
+import io.countercache.testing.TestDatabase;
+import io.countercache.testing.TestPostgres;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Limit counters: never more admitted than the limit in force, whatever the concurrency, with one row lock per key
+ * and period, through the generated install and the SQL entry points.
+ */
+class LimitsIT {
+
+    private static TestDatabase db;
+
+    @BeforeAll
+    static void install() throws Exception {
+        db = TestPostgres.newDatabase(LimitsIT.class);
+        try (Connection c = db.dataSource().getConnection()) {
+            Installation.apply(c, Installation.units(List.of(), List.of(
+                    new LimitDefinition("Customer", "edge", "1 day", 100, "UTC", 2),
+                    new LimitDefinition("Customer", "second", "1 second", 20, "UTC", 2),
+                    new LimitDefinition("Customer", "changing", "1 day", 300, "Europe/Vienna", 2),
+                    new LimitDefinition("Customer", "keys", "1 hour", 1, "UTC", 2))));
+        }
+    }
+
+    /** 32 threads, each attempting {@code attempts} admissions of a key (or of their own keys), all released at once. */
+    private static List<Limits.Admission> hammer(String limit, int attempts, boolean ownKeys, Runnable during)
+            throws Exception {
+        List<Limits.Admission> results = new CopyOnWriteArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(32);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int t = 0; t < 32; t++) {
+            Object key = ownKeys ? UUID.randomUUID() : 42L;
+            futures.add(pool.submit(() -> {
+                try (Connection c = db.dataSource().getConnection()) {
+                    start.await();
+                    for (int i = 0; i < attempts; i++) {
+                        results.add(Limits.admit(c, limit, key));
+                    }
+                }
+                return null;
+            }));
+        }
+        start.countDown();
+        during.run();
+        for (Future<?> f : futures) {
+            f.get();
+        }
+        pool.shutdown();
+        return results;
+    }
+
+    @Test
+    void thirtyTwoThreadsAtTheEdgeOfALimitGetExactlyTheLimit() throws Exception {
+        List<Limits.Admission> results = hammer("edge", 20, false, () -> { });
+        assertThat(results.stream().filter(Limits.Admission::admitted).count()).as("admitted").isEqualTo(100);
+        assertThat(db.queryRows("SELECT admitted, attempted, rejected FROM countercache.limit_usage_report"
+                + " WHERE limit_name = 'edge'")).containsExactly(List.of("100", "640", "540"));
+        assertThat(results).filteredOn(Limits.Admission::admitted).allSatisfy(a ->
+                assertThat(a.admittedCount()).isLessThanOrEqualTo(a.limit()));
+    }
+
+    @Test
+    void acrossPeriodBoundariesEachPeriodAdmitsAtMostItsLimit() throws Exception {
+        List<Limits.Admission> results = hammer("second", 150, false, () -> { });
+        Map<Instant, Long> admittedPerPeriod = new ConcurrentHashMap<>();
+        results.stream().filter(Limits.Admission::admitted).forEach(a -> admittedPerPeriod.merge(a.periodStart(), 1L, Long::sum));
+        assertThat(admittedPerPeriod.values()).as("admitted per one-second period").allSatisfy(n ->
+                assertThat(n).isLessThanOrEqualTo(20));
+        assertThat(db.queryLong("SELECT sum(admitted) FROM countercache.limit_usage WHERE limit_name = 'second'"))
+                .isEqualTo(results.stream().filter(Limits.Admission::admitted).count());
+    }
+
+    @Test
+    void whileTheKeysLimitChangesEveryAdmissionRespectsTheLimitInForce() throws Exception {
+        AtomicBoolean lowered = new AtomicBoolean();
+        List<Limits.Admission> results = hammer("changing", 30, false, () -> {
+            try {
+                Thread.sleep(20);
+                db.execute("SELECT countercache.set_key_limit('changing', '42', 250, now() - interval '1 minute')");
+                lowered.set(true);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertThat(lowered).isTrue();
+        assertThat(results).filteredOn(Limits.Admission::admitted).allSatisfy(a ->
+                assertThat(a.admittedCount()).as("count after an admission, against its limit")
+                        .isLessThanOrEqualTo(a.limit()));
+        assertThat(results.stream().filter(a -> a.limit() == 250).count()).as("admissions judged by the new limit")
+                .isPositive();
+        assertThat(results.stream().filter(Limits.Admission::admitted).count()).isLessThanOrEqualTo(300);
+    }
+
+    @Test
+    void differentKeysNeverWaitForEachOtherAndARollbackTakesTheAdmissionBack() throws Exception {
+        try (Sessions s = new Sessions(db.dataSource())) {
+            Session a = s.open("a"), b = s.open("b"), c = s.open("c");
+            a.run("BEGIN; SELECT countercache.admit('keys', 'k1')");
+            assertThat(b.run("SELECT countercache.admit('keys', 'k2')").get(0).get(0)).isEqualTo("t");
+            Step same = c.start("SELECT countercache.admit('keys', 'k1')");
+            s.awaitWaiting(c);                                   // the one row lock of k1's period
+            a.run("ROLLBACK");
+            assertThat(same.await().get(0).get(0)).as("admitted, since the first was rolled back").isEqualTo("t");
+            assertThat(c.run("SELECT countercache.admit('keys', 'k1')").get(0).get(0)).isEqualTo("f");
+        }
+        assertThat(db.queryRows("SELECT key, admitted, attempted FROM countercache.limit_usage WHERE limit_name = 'keys'"
+                + " ORDER BY key")).containsExactly(List.of("k1", "1", "2"), List.of("k2", "1", "1"));
+    }
+
+    @Test
+    void anAdmissionIsJudgedByTheLimitInForceWhenItIsMadeNeverByAStaleOne() throws Exception {
+        try (Sessions s = new Sessions(db.dataSource())) {
+            Session admin = s.open("admin"), client = s.open("client");
+            admin.run("BEGIN; SELECT countercache.set_key_limit('keys', 'gold', 0, now() - interval '1 minute')");
+            client.run("BEGIN ISOLATION LEVEL READ COMMITTED; SELECT 1");
+            Step admit = client.start("SELECT a.admitted, a.max_admits FROM countercache.admit_report('keys', 'gold') a");
+            s.awaitWaiting(client);                              // the change of this key holds its admissions
+            admin.run("COMMIT");
+            assertThat(admit.await()).as("judged by the limit committed meanwhile")
+                    .containsExactly(List.of("f", "0"));
+            client.run("COMMIT");
+        }
+    }
+
+    @Test
+    void badInputGetsAClearError() {
+        assertThatThrownBy(() -> db.queryLong("SELECT countercache.admit('nope', 'k')::int"))
+                .hasMessageContaining("no limit named 'nope'")
+                .hasMessageContaining("the limits are: 'changing', 'edge', 'keys', 'second'");
+        assertThatThrownBy(() -> db.execute("SELECT countercache.define_limit('x', interval '1 day', -1)"))
+                .hasMessageContaining("the limit must be 0 or more, got -1");
+        assertThatThrownBy(() -> db.execute("SELECT countercache.define_limit('x', interval '1 month 2 days', 5)"))
+                .hasMessageContaining("mixes months with smaller units");
+        assertThatThrownBy(() -> db.execute("SELECT countercache.define_limit('x', interval '1 day', 5, 'Mars/Olympus')"))
+                .hasMessageContaining("unknown time zone 'Mars/Olympus'");
+        db.execute("SELECT countercache.set_key_limit('edge', 'vip', 1000, '2030-01-01', '2030-02-01')");
+        assertThatThrownBy(() -> db.execute("SELECT countercache.set_key_limit('edge', 'vip', 5, '2030-01-15', NULL)"))
+                .hasMessageContaining("overlaps the range");
+        assertThatThrownBy(() -> Limits.admit(db.dataSource(), "edge", new Object()))
+                .hasMessageContaining("a limit key must be a String, a Number or a UUID");
+    }
+
+    @Test
+    void periodsAlignInTheLimitsTimeZoneAndOldCountsArePruned() {
+        assertThat(db.queryRows("SELECT (countercache.period_start(interval '1 day', 'Europe/Vienna',"
+                + " timestamptz '2026-07-01 23:30:00+00') AT TIME ZONE 'Europe/Vienna')::text,"
+                + " (countercache.period_start(interval '3 months', 'UTC', timestamptz '2026-08-18 12:00:00+00')"
+                + " AT TIME ZONE 'UTC')::text"))
+                .containsExactly(List.of("2026-07-02 00:00:00", "2026-07-01 00:00:00"));
+        db.execute("INSERT INTO countercache.limit_usage VALUES ('edge', 'old', now() - interval '10 days', 1, 1, true, 1)");
+        assertThat(db.queryLong("SELECT countercache.prune_limit_usage()")).isPositive();
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.limit_usage WHERE key = 'old'")).isZero();
+    }
+}
