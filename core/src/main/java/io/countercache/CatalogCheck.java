@@ -23,9 +23,11 @@ import java.util.TreeSet;
  */
 public final class CatalogCheck {
 
-    private static final String TRIGGERS = "SELECT count(*) FROM pg_catalog.pg_trigger t"
-            + " WHERE t.tgrelid = pg_catalog.to_regclass(pg_catalog.quote_ident(?) || '.' || pg_catalog.quote_ident(?))"
-            + " AND t.tgname = ANY (?::text[]) AND t.tgenabled <> 'D'";
+    // operators named by schema: the application's search_path may hold look-alikes
+    private static final String TRIGGERS = "SELECT pg_catalog.count(*) FROM pg_catalog.pg_trigger t"
+            + " WHERE t.tgrelid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(pg_catalog.concat_ws('.',"
+            + " pg_catalog.quote_ident(?), pg_catalog.quote_ident(?)))"
+            + " AND t.tgname OPERATOR(pg_catalog.=) ANY (?::pg_catalog.name[]) AND t.tgenabled OPERATOR(pg_catalog.<>) 'D'";
     private static final String SOURCE_TRIGGERS = "{" + String.join(",", InstallSql.SOURCE_TRIGGERS) + "}";
     private static final String TARGET_TRIGGERS = "{" + String.join(",", InstallSql.TARGET_TRIGGERS) + "}";
 
@@ -102,8 +104,9 @@ public final class CatalogCheck {
         if (declared.isEmpty() || !installed(c)) {
             return problems;
         }
-        try (PreparedStatement ps = c.prepareStatement("SELECT l.period = ?::interval, l.default_limit, l.time_zone,"
-                + " l.retention, l.period::text FROM countercache.limit_def l WHERE l.name = ?")) {
+        try (PreparedStatement ps = c.prepareStatement("SELECT l.period OPERATOR(pg_catalog.=) ?::pg_catalog.interval,"
+                + " l.default_limit, l.time_zone, l.retention, l.period::pg_catalog.text FROM countercache.limit_def l"
+                + " WHERE l.name OPERATOR(pg_catalog.=) ?")) {
             for (LimitDefinition d : declared) {
                 ps.setString(1, d.period());
                 ps.setString(2, d.name());

@@ -43,18 +43,20 @@ public final class ExactReads {
         }
         boolean uuid = counter.keyType() == KeyType.UUID;
         String queueKey = ident(counter.keyType().queueColumn());
-        String sql = "SELECT t." + ident(counter.targetKey()) + ", coalesce(t." + ident(counter.column()) + ", 0)"
-                + " + coalesce(p.n, 0)"
+        // every operator and function named by schema: the caller's search_path may hold look-alikes
+        String key = "t." + ident(counter.targetKey());
+        String sql = "SELECT " + key + ", pg_catalog.int8(coalesce(t." + ident(counter.column()) + ", 0))"
+                + " OPERATOR(pg_catalog.+) pg_catalog.int8(coalesce(p.n, 0))"
                 + " FROM " + counter.target().sql() + " t"
-                + " LEFT JOIN (SELECT q.k, sum(q.delta) AS n FROM ("
+                + " LEFT JOIN (SELECT q.k, pg_catalog.sum(q.delta) AS n FROM ("
                 + "   SELECT d." + queueKey + " AS k, d.delta FROM countercache.delta d"
-                + "    WHERE d.counter_id = ? AND d." + queueKey + " = ANY (?)"
+                + "    WHERE d.counter_id OPERATOR(pg_catalog.=) ? AND d." + queueKey + " OPERATOR(pg_catalog.=) ANY (?)"
                 + "   UNION ALL SELECT x." + queueKey + ", x.delta FROM countercache.dead_letter x"
-                + "    WHERE x.counter_id = ? AND x." + queueKey + " = ANY (?)"
+                + "    WHERE x.counter_id OPERATOR(pg_catalog.=) ? AND x." + queueKey + " OPERATOR(pg_catalog.=) ANY (?)"
                 + "   UNION ALL SELECT o." + queueKey + ", o.delta FROM countercache.orphan o"
-                + "    WHERE o.counter_id = ? AND o." + queueKey + " = ANY (?)) q GROUP BY q.k) p"
-                + " ON p.k = t." + ident(counter.targetKey())
-                + " WHERE t." + ident(counter.targetKey()) + " = ANY (?)";
+                + "    WHERE o.counter_id OPERATOR(pg_catalog.=) ? AND o." + queueKey + " OPERATOR(pg_catalog.=) ANY (?))"
+                + " q GROUP BY q.k) p ON p.k OPERATOR(pg_catalog.=) " + key
+                + " WHERE " + key + " OPERATOR(pg_catalog.=) ANY (?)";
         Array array = connection.createArrayOf(uuid ? "uuid" : "bigint", keys.stream().map(ExactReads::normalize).toArray());
         Map<Object, Long> rows = new HashMap<>();
         try (PreparedStatement ps = connection.prepareStatement(sql)) {

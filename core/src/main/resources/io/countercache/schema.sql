@@ -1,6 +1,8 @@
 -- countercache schema: the catalog, the delta queue and the functions that maintain counters.
 -- Idempotent: every statement can run again on a database that already has it.
--- Every function pins search_path and every identifier taken from the catalog is quoted with format('%I').
+-- Every function pins search_path and every identifier taken from the catalog is quoted with format('%I'); the
+-- column defaults and checks below name pg_catalog's functions and operators, so a migrator whose search_path puts
+-- another schema first cannot bind them to look-alikes.
 
 CREATE SCHEMA IF NOT EXISTS countercache;
 
@@ -12,7 +14,7 @@ CREATE TABLE IF NOT EXISTS countercache.counter (
     target_schema   name        NOT NULL,
     target_table    name        NOT NULL,
     target_key      name        NOT NULL,
-    key_type        text        NOT NULL CHECK (key_type IN ('integer', 'bigint', 'uuid')),
+    key_type        text        NOT NULL CHECK (key_type OPERATOR(pg_catalog.=) ANY (ARRAY['integer', 'bigint', 'uuid'])),
     target_column   name        NOT NULL,
     source_schema   name        NOT NULL,
     source_table    name        NOT NULL,
@@ -21,7 +23,7 @@ CREATE TABLE IF NOT EXISTS countercache.counter (
     sum_column      name,
     strategy        text        NOT NULL DEFAULT 'queue',
     definition_hash text        NOT NULL,
-    defined_at      timestamptz NOT NULL DEFAULT now()
+    defined_at      timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
 
 -- The queue. Writers only ever INSERT here, in their own transaction; the rollup deletes what it applies.
@@ -32,7 +34,7 @@ CREATE TABLE IF NOT EXISTS countercache.delta (
     target_id   bigint,
     target_uuid uuid,
     delta       bigint      NOT NULL,
-    enqueued_at timestamptz NOT NULL DEFAULT now()
+    enqueued_at timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
 
 -- Deltas that cannot be applied (the new value overflows the column, breaks a CHECK constraint, fails a trigger of
@@ -45,7 +47,7 @@ CREATE TABLE IF NOT EXISTS countercache.dead_letter (
     delta             bigint      NOT NULL,
     deltas            bigint      NOT NULL,   -- how many queued deltas were folded into delta
     first_enqueued_at timestamptz NOT NULL,
-    failed_at         timestamptz NOT NULL DEFAULT now(),
+    failed_at         timestamptz NOT NULL DEFAULT pg_catalog.now(),
     sqlstate          text        NOT NULL,
     error             text        NOT NULL
 );
@@ -69,7 +71,7 @@ CREATE TABLE IF NOT EXISTS countercache.recount_job (
     after_key    text,                          -- the last target key done; NULL before the first batch
     targets      bigint      NOT NULL DEFAULT 0, -- target rows checked so far
     corrected    bigint      NOT NULL DEFAULT 0, -- keys whose value needed a correction
-    requested_at timestamptz NOT NULL DEFAULT now(),
+    requested_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
     updated_at   timestamptz
 );
 
@@ -429,8 +431,16 @@ BEGIN
         FOREACH tg IN ARRAY s.triggers LOOP
             EXECUTE format('DROP TRIGGER %I ON %I.%I', tg, s.nspname, s.relname);
         END LOOP;
-        EXECUTE format('DROP FUNCTION %s', s.fn);
         removed := removed + 1;
+    END LOOP;
+    -- trigger functions no trigger uses any more (their table lost its counters, or the function was renamed)
+    FOR s IN
+        SELECT p.oid::regprocedure AS fn FROM pg_proc p
+         WHERE p.pronamespace = 'countercache'::regnamespace
+           AND (p.proname LIKE 'capture\_%' OR p.proname LIKE 'target\_%')
+           AND NOT EXISTS (SELECT 1 FROM pg_trigger tg WHERE tg.tgfoid = p.oid)
+    LOOP
+        EXECUTE format('DROP FUNCTION %s', s.fn);
     END LOOP;
     RETURN removed;
 END
@@ -574,9 +584,23 @@ BEGIN
             report := report || coalesce(part, '[]');
             CONTINUE;
         EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
+            GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
             IF countercache.transient(state) THEN
                 RAISE;
+            END IF;
+            IF state = '42501' THEN
+                -- the rollup's role may not update this table: not a refused value, a missing grant. Its deltas go
+                -- back to the queue in their place, the other tables flow, and the worker logs the warning.
+                EXECUTE format($q$INSERT INTO countercache.delta (id, counter_id, target_id, target_uuid, delta, enqueued_at)
+                                  OVERRIDING SYSTEM VALUE
+                                  SELECT u.* FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::uuid[],
+                                                         $5::bigint[], $6::timestamptz[]) AS u(i, c, ti, tu, d, a)
+                                   WHERE u.c = ANY ($7)$q$)
+                    USING ids, cids, tids, tuuids, deltas, ats, tb.counters;
+                RAISE WARNING 'countercache: the rollup may not update %.%: % (its deltas stay queued)',
+                    tb.target_schema, tb.target_table, message
+                    USING HINT = 'grant the rollup''s role what docs/security.md lists for a worker';
+                CONTINUE;
             END IF;
         END;
         -- some target refuses its new value: go key by key
@@ -635,14 +659,22 @@ BEGIN
                        INSERT INTO countercache.delta (id, counter_id, %1$I, delta, enqueued_at) OVERRIDING SYSTEM VALUE
                        SELECT q.id, q.counter_id, q.k, q.delta, q.enqueued_at FROM q
                         WHERE q.counter_id IN (SELECT w.counter_id FROM waits w)
-                   ), dead AS (
-                       INSERT INTO countercache.dead_letter (counter_id, %1$I, delta, deltas, first_enqueued_at,
-                                                             sqlstate, error)
-                       SELECT q.counter_id, q.k, sum(q.delta), count(*), min(q.enqueued_at), e.state, e.message
+                   ), parked AS (
+                       SELECT q.*, e.state, e.message,
+                              sum(q.delta) OVER (PARTITION BY q.counter_id) AS total
                          FROM q JOIN unnest($7, $9::text[], $10::text[]) AS e(counter_id, state, message)
                                  ON e.counter_id = q.counter_id
                         WHERE q.counter_id NOT IN (SELECT w.counter_id FROM waits w)
-                        GROUP BY q.counter_id, q.k, e.state, e.message
+                   ), dead AS (
+                       -- folded into one row, unless the sum itself overflows: then one row per delta
+                       INSERT INTO countercache.dead_letter (counter_id, %1$I, delta, deltas, first_enqueued_at,
+                                                             sqlstate, error)
+                       SELECT p.counter_id, p.k, sum(p.delta), count(*), min(p.enqueued_at), p.state, p.message
+                         FROM parked p WHERE p.total BETWEEN -9223372036854775808 AND 9223372036854775807
+                        GROUP BY p.counter_id, p.k, p.state, p.message
+                       UNION ALL
+                       SELECT p.counter_id, p.k, p.delta, 1, p.enqueued_at, p.state, p.message
+                         FROM parked p WHERE p.total NOT BETWEEN -9223372036854775808 AND 9223372036854775807
                    )
                    SELECT coalesce(jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n)), '[]') FROM (
                        SELECT q.counter_id, count(*) AS n FROM q
@@ -742,21 +774,21 @@ $fn$;
 -- force when it is made, and the count it checks is the locked row's latest.
 CREATE TABLE IF NOT EXISTS countercache.limit_def (
     name            text        PRIMARY KEY,
-    period          interval    NOT NULL CHECK (period > interval '0'),
+    period          interval    NOT NULL CHECK (period OPERATOR(pg_catalog.>) interval '0'),
     time_zone       text        NOT NULL DEFAULT 'UTC',
-    default_limit   bigint      NOT NULL CHECK (default_limit >= 0),
-    retention       integer     NOT NULL DEFAULT 2 CHECK (retention >= 1),   -- past periods kept, besides the current one
+    default_limit   bigint      NOT NULL CHECK (default_limit OPERATOR(pg_catalog.>=) 0),
+    retention       integer     NOT NULL DEFAULT 2 CHECK (retention OPERATOR(pg_catalog.>=) 1),   -- past periods kept, besides the current one
     declared_by     text,
     definition_hash text,
-    defined_at      timestamptz NOT NULL DEFAULT now()
+    defined_at      timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
 
 -- Limits of single keys that differ from the default, each for a time range; no two ranges of one key overlap.
 CREATE TABLE IF NOT EXISTS countercache.limit_key (
     limit_name text      NOT NULL REFERENCES countercache.limit_def (name) ON DELETE CASCADE,
     key        text      NOT NULL,
-    max_admits bigint    NOT NULL CHECK (max_admits >= 0),
-    valid      tstzrange NOT NULL CHECK (NOT isempty(valid)),
+    max_admits bigint    NOT NULL CHECK (max_admits OPERATOR(pg_catalog.>=) 0),
+    valid      tstzrange NOT NULL CHECK (NOT pg_catalog.isempty(valid)),
     PRIMARY KEY (limit_name, key, valid)
 );
 
@@ -903,6 +935,7 @@ CREATE OR REPLACE FUNCTION countercache.admit_report(limit_name text, key text)
 RETURNS TABLE (admitted boolean, admitted_count bigint, attempted_count bigint, max_admits bigint,
                period_start timestamptz)
 LANGUAGE plpgsql
+SECURITY DEFINER   -- an application granted EXECUTE admits without any right on the count table
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 #variable_conflict use_column
@@ -942,6 +975,7 @@ $fn$;
 CREATE OR REPLACE FUNCTION countercache.admit(limit_name text, key text)
 RETURNS boolean
 LANGUAGE sql
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT r.admitted FROM countercache.admit_report(limit_name, key) r
@@ -986,3 +1020,11 @@ AS $fn$
     )
     SELECT count(*)::integer FROM gone
 $fn$;
+
+-- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
+-- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
+REVOKE ALL ON SCHEMA countercache FROM PUBLIC;
+REVOKE ALL ON ALL TABLES IN SCHEMA countercache FROM PUBLIC;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA countercache FROM PUBLIC;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA countercache FROM PUBLIC;
+REVOKE ALL ON ALL PROCEDURES IN SCHEMA countercache FROM PUBLIC;

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import java.sql.Connection;
 import java.sql.Savepoint;
 import java.sql.Statement;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -251,6 +252,25 @@ class WritePathIT {
                     () -> db.queryLong("SELECT count(*) FROM countercache.recount_job") == 0);
         }
         BlogSchema.assertExactAfterRollup(db);
+    }
+
+    @Test
+    void deltasWhoseSumOverflowsAreDeadLetteredOneByOneAndStopNothingElse() throws Exception {
+        TestDatabase own = TestPostgres.newDatabase(WritePathIT.class);
+        BlogSchema.create(own);
+        String order = "'00000000-0000-0000-0000-0000000000aa'";
+        own.execute("INSERT INTO shop_order (id) VALUES (" + order + ");"
+                + "INSERT INTO shop_line (order_id, amount) VALUES (" + order + ", 4611686018427387904);"
+                + "INSERT INTO shop_line (order_id, amount) VALUES (" + order + ", 4611686018427387904);"
+                + "INSERT INTO blog_article (id) VALUES (1); INSERT INTO blog_comment (article_id, publish_status)"
+                + " VALUES (1, 'public')");
+        while (own.queryLong("SELECT countercache.rollup(1000)") > 0) {
+            // the overflowing order must not stop the round
+        }
+        assertThat(own.queryLong("SELECT total_comments FROM blog_article WHERE id = 1")).isOne();
+        assertThat(own.queryRows("SELECT delta, deltas, sqlstate FROM countercache.dead_letter WHERE target_uuid = " + order))
+                .containsExactly(List.of("4611686018427387904", "1", "22003"), List.of("4611686018427387904", "1", "22003"));
+        assertThat(own.queryLong("SELECT count(*) FROM countercache.delta")).isZero();
     }
 
     @Test

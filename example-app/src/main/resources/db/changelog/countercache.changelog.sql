@@ -7,7 +7,9 @@
 -- comment: countercache catalog, queue and functions
 -- countercache schema: the catalog, the delta queue and the functions that maintain counters.
 -- Idempotent: every statement can run again on a database that already has it.
--- Every function pins search_path and every identifier taken from the catalog is quoted with format('%I').
+-- Every function pins search_path and every identifier taken from the catalog is quoted with format('%I'); the
+-- column defaults and checks below name pg_catalog's functions and operators, so a migrator whose search_path puts
+-- another schema first cannot bind them to look-alikes.
 
 CREATE SCHEMA IF NOT EXISTS countercache;
 
@@ -19,7 +21,7 @@ CREATE TABLE IF NOT EXISTS countercache.counter (
     target_schema   name        NOT NULL,
     target_table    name        NOT NULL,
     target_key      name        NOT NULL,
-    key_type        text        NOT NULL CHECK (key_type IN ('integer', 'bigint', 'uuid')),
+    key_type        text        NOT NULL CHECK (key_type OPERATOR(pg_catalog.=) ANY (ARRAY['integer', 'bigint', 'uuid'])),
     target_column   name        NOT NULL,
     source_schema   name        NOT NULL,
     source_table    name        NOT NULL,
@@ -28,7 +30,7 @@ CREATE TABLE IF NOT EXISTS countercache.counter (
     sum_column      name,
     strategy        text        NOT NULL DEFAULT 'queue',
     definition_hash text        NOT NULL,
-    defined_at      timestamptz NOT NULL DEFAULT now()
+    defined_at      timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
 
 -- The queue. Writers only ever INSERT here, in their own transaction; the rollup deletes what it applies.
@@ -39,7 +41,7 @@ CREATE TABLE IF NOT EXISTS countercache.delta (
     target_id   bigint,
     target_uuid uuid,
     delta       bigint      NOT NULL,
-    enqueued_at timestamptz NOT NULL DEFAULT now()
+    enqueued_at timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
 
 -- Deltas that cannot be applied (the new value overflows the column, breaks a CHECK constraint, fails a trigger of
@@ -52,7 +54,7 @@ CREATE TABLE IF NOT EXISTS countercache.dead_letter (
     delta             bigint      NOT NULL,
     deltas            bigint      NOT NULL,   -- how many queued deltas were folded into delta
     first_enqueued_at timestamptz NOT NULL,
-    failed_at         timestamptz NOT NULL DEFAULT now(),
+    failed_at         timestamptz NOT NULL DEFAULT pg_catalog.now(),
     sqlstate          text        NOT NULL,
     error             text        NOT NULL
 );
@@ -76,7 +78,7 @@ CREATE TABLE IF NOT EXISTS countercache.recount_job (
     after_key    text,                          -- the last target key done; NULL before the first batch
     targets      bigint      NOT NULL DEFAULT 0, -- target rows checked so far
     corrected    bigint      NOT NULL DEFAULT 0, -- keys whose value needed a correction
-    requested_at timestamptz NOT NULL DEFAULT now(),
+    requested_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
     updated_at   timestamptz
 );
 
@@ -436,8 +438,16 @@ BEGIN
         FOREACH tg IN ARRAY s.triggers LOOP
             EXECUTE format('DROP TRIGGER %I ON %I.%I', tg, s.nspname, s.relname);
         END LOOP;
-        EXECUTE format('DROP FUNCTION %s', s.fn);
         removed := removed + 1;
+    END LOOP;
+    -- trigger functions no trigger uses any more (their table lost its counters, or the function was renamed)
+    FOR s IN
+        SELECT p.oid::regprocedure AS fn FROM pg_proc p
+         WHERE p.pronamespace = 'countercache'::regnamespace
+           AND (p.proname LIKE 'capture\_%' OR p.proname LIKE 'target\_%')
+           AND NOT EXISTS (SELECT 1 FROM pg_trigger tg WHERE tg.tgfoid = p.oid)
+    LOOP
+        EXECUTE format('DROP FUNCTION %s', s.fn);
     END LOOP;
     RETURN removed;
 END
@@ -581,9 +591,23 @@ BEGIN
             report := report || coalesce(part, '[]');
             CONTINUE;
         EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
+            GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
             IF countercache.transient(state) THEN
                 RAISE;
+            END IF;
+            IF state = '42501' THEN
+                -- the rollup's role may not update this table: not a refused value, a missing grant. Its deltas go
+                -- back to the queue in their place, the other tables flow, and the worker logs the warning.
+                EXECUTE format($q$INSERT INTO countercache.delta (id, counter_id, target_id, target_uuid, delta, enqueued_at)
+                                  OVERRIDING SYSTEM VALUE
+                                  SELECT u.* FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::uuid[],
+                                                         $5::bigint[], $6::timestamptz[]) AS u(i, c, ti, tu, d, a)
+                                   WHERE u.c = ANY ($7)$q$)
+                    USING ids, cids, tids, tuuids, deltas, ats, tb.counters;
+                RAISE WARNING 'countercache: the rollup may not update %.%: % (its deltas stay queued)',
+                    tb.target_schema, tb.target_table, message
+                    USING HINT = 'grant the rollup''s role what docs/security.md lists for a worker';
+                CONTINUE;
             END IF;
         END;
         -- some target refuses its new value: go key by key
@@ -642,14 +666,22 @@ BEGIN
                        INSERT INTO countercache.delta (id, counter_id, %1$I, delta, enqueued_at) OVERRIDING SYSTEM VALUE
                        SELECT q.id, q.counter_id, q.k, q.delta, q.enqueued_at FROM q
                         WHERE q.counter_id IN (SELECT w.counter_id FROM waits w)
-                   ), dead AS (
-                       INSERT INTO countercache.dead_letter (counter_id, %1$I, delta, deltas, first_enqueued_at,
-                                                             sqlstate, error)
-                       SELECT q.counter_id, q.k, sum(q.delta), count(*), min(q.enqueued_at), e.state, e.message
+                   ), parked AS (
+                       SELECT q.*, e.state, e.message,
+                              sum(q.delta) OVER (PARTITION BY q.counter_id) AS total
                          FROM q JOIN unnest($7, $9::text[], $10::text[]) AS e(counter_id, state, message)
                                  ON e.counter_id = q.counter_id
                         WHERE q.counter_id NOT IN (SELECT w.counter_id FROM waits w)
-                        GROUP BY q.counter_id, q.k, e.state, e.message
+                   ), dead AS (
+                       -- folded into one row, unless the sum itself overflows: then one row per delta
+                       INSERT INTO countercache.dead_letter (counter_id, %1$I, delta, deltas, first_enqueued_at,
+                                                             sqlstate, error)
+                       SELECT p.counter_id, p.k, sum(p.delta), count(*), min(p.enqueued_at), p.state, p.message
+                         FROM parked p WHERE p.total BETWEEN -9223372036854775808 AND 9223372036854775807
+                        GROUP BY p.counter_id, p.k, p.state, p.message
+                       UNION ALL
+                       SELECT p.counter_id, p.k, p.delta, 1, p.enqueued_at, p.state, p.message
+                         FROM parked p WHERE p.total NOT BETWEEN -9223372036854775808 AND 9223372036854775807
                    )
                    SELECT coalesce(jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n)), '[]') FROM (
                        SELECT q.counter_id, count(*) AS n FROM q
@@ -749,21 +781,21 @@ $fn$;
 -- force when it is made, and the count it checks is the locked row's latest.
 CREATE TABLE IF NOT EXISTS countercache.limit_def (
     name            text        PRIMARY KEY,
-    period          interval    NOT NULL CHECK (period > interval '0'),
+    period          interval    NOT NULL CHECK (period OPERATOR(pg_catalog.>) interval '0'),
     time_zone       text        NOT NULL DEFAULT 'UTC',
-    default_limit   bigint      NOT NULL CHECK (default_limit >= 0),
-    retention       integer     NOT NULL DEFAULT 2 CHECK (retention >= 1),   -- past periods kept, besides the current one
+    default_limit   bigint      NOT NULL CHECK (default_limit OPERATOR(pg_catalog.>=) 0),
+    retention       integer     NOT NULL DEFAULT 2 CHECK (retention OPERATOR(pg_catalog.>=) 1),   -- past periods kept, besides the current one
     declared_by     text,
     definition_hash text,
-    defined_at      timestamptz NOT NULL DEFAULT now()
+    defined_at      timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
 
 -- Limits of single keys that differ from the default, each for a time range; no two ranges of one key overlap.
 CREATE TABLE IF NOT EXISTS countercache.limit_key (
     limit_name text      NOT NULL REFERENCES countercache.limit_def (name) ON DELETE CASCADE,
     key        text      NOT NULL,
-    max_admits bigint    NOT NULL CHECK (max_admits >= 0),
-    valid      tstzrange NOT NULL CHECK (NOT isempty(valid)),
+    max_admits bigint    NOT NULL CHECK (max_admits OPERATOR(pg_catalog.>=) 0),
+    valid      tstzrange NOT NULL CHECK (NOT pg_catalog.isempty(valid)),
     PRIMARY KEY (limit_name, key, valid)
 );
 
@@ -910,6 +942,7 @@ CREATE OR REPLACE FUNCTION countercache.admit_report(limit_name text, key text)
 RETURNS TABLE (admitted boolean, admitted_count bigint, attempted_count bigint, max_admits bigint,
                period_start timestamptz)
 LANGUAGE plpgsql
+SECURITY DEFINER   -- an application granted EXECUTE admits without any right on the count table
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 #variable_conflict use_column
@@ -949,6 +982,7 @@ $fn$;
 CREATE OR REPLACE FUNCTION countercache.admit(limit_name text, key text)
 RETURNS boolean
 LANGUAGE sql
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT r.admitted FROM countercache.admit_report(limit_name, key) r
@@ -994,12 +1028,20 @@ AS $fn$
     SELECT count(*)::integer FROM gone
 $fn$;
 
+-- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
+-- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
+REVOKE ALL ON SCHEMA countercache FROM PUBLIC;
+REVOKE ALL ON ALL TABLES IN SCHEMA countercache FROM PUBLIC;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA countercache FROM PUBLIC;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA countercache FROM PUBLIC;
+REVOKE ALL ON ALL PROCEDURES IN SCHEMA countercache FROM PUBLIC;
+
 -- Which schema.sql this is, so that a boot check can tell an installation made by another version.
 CREATE OR REPLACE FUNCTION countercache.schema_version()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'bc64ef83abec1f67' $fn$;
+AS $fn$ SELECT 'ea259cc9559f2758' $fn$;
 
 -- changeset countercache:countercache-source-public.blog_comment runOnChange:true splitStatements:false
 -- comment: counters fed by public.blog_comment: Article.totalComments, Article.totalPublicComments, User.totalPublicComments
@@ -1030,13 +1072,18 @@ SELECT countercache.define_counter(
     condition => 'publish_status = ''public''', sum_column => NULL,
     definition_hash => '8b1cd055cdfc30d225e4664b');
 
-CREATE OR REPLACE FUNCTION countercache."capture_public_blog_comment"()
+CREATE OR REPLACE FUNCTION countercache."capture_public_blog_comment_402851d4"()
 RETURNS trigger
 LANGUAGE plpgsql
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $capture$
 #variable_conflict use_column
 BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'blog_comment' THEN
+        RAISE EXCEPTION 'countercache: % serves public.blog_comment only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
     IF TG_OP = 'INSERT' THEN
         INSERT INTO countercache.delta (counter_id, target_id, delta)
         SELECT c, k, sum(d) FROM (
@@ -1086,27 +1133,33 @@ BEGIN
     RETURN NULL;
 END
 $capture$;
+REVOKE ALL ON FUNCTION countercache."capture_public_blog_comment_402851d4"() FROM PUBLIC;
 
 CREATE OR REPLACE TRIGGER countercache_insert AFTER INSERT ON "public"."blog_comment"
     REFERENCING NEW TABLE AS countercache_new
-    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_blog_comment"();
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_blog_comment_402851d4"();
 CREATE OR REPLACE TRIGGER countercache_update AFTER UPDATE ON "public"."blog_comment"
     REFERENCING OLD TABLE AS countercache_old NEW TABLE AS countercache_new
-    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_blog_comment"();
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_blog_comment_402851d4"();
 CREATE OR REPLACE TRIGGER countercache_delete AFTER DELETE ON "public"."blog_comment"
     REFERENCING OLD TABLE AS countercache_old
-    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_blog_comment"();
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_blog_comment_402851d4"();
 CREATE OR REPLACE TRIGGER countercache_truncate BEFORE TRUNCATE ON "public"."blog_comment"
-    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_blog_comment"();
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_blog_comment_402851d4"();
 
 -- changeset countercache:countercache-target-public.blog_article runOnChange:true splitStatements:false
 -- comment: counters held by public.blog_article: Article.totalComments, Article.totalPublicComments
-CREATE OR REPLACE FUNCTION countercache."target_public_blog_article"()
+CREATE OR REPLACE FUNCTION countercache."target_public_blog_article_8d1d5daa"()
 RETURNS trigger
 LANGUAGE plpgsql
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $target$
 BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'blog_article' THEN
+        RAISE EXCEPTION 'countercache: % serves public.blog_article only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
     IF TG_OP = 'INSERT' THEN
         INSERT INTO countercache.delta (counter_id, target_id, delta)
         SELECT c, k, d FROM (
@@ -1141,26 +1194,32 @@ BEGIN
     RETURN NULL;
 END
 $target$;
+REVOKE ALL ON FUNCTION countercache."target_public_blog_article_8d1d5daa"() FROM PUBLIC;
 
 CREATE OR REPLACE TRIGGER countercache_target_insert AFTER INSERT ON "public"."blog_article"
     REFERENCING NEW TABLE AS countercache_new
-    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_article"();
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_article_8d1d5daa"();
 CREATE OR REPLACE TRIGGER countercache_target_delete AFTER DELETE ON "public"."blog_article"
     REFERENCING OLD TABLE AS countercache_old
-    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_article"();
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_article_8d1d5daa"();
 CREATE OR REPLACE TRIGGER countercache_target_key AFTER UPDATE OF "id" ON "public"."blog_article"
-    FOR EACH ROW WHEN (OLD."id" IS DISTINCT FROM NEW."id") EXECUTE FUNCTION countercache."target_public_blog_article"();
+    FOR EACH ROW WHEN (OLD."id" IS DISTINCT FROM NEW."id") EXECUTE FUNCTION countercache."target_public_blog_article_8d1d5daa"();
 CREATE OR REPLACE TRIGGER countercache_target_truncate BEFORE TRUNCATE ON "public"."blog_article"
-    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_article"();
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_article_8d1d5daa"();
 
 -- changeset countercache:countercache-target-public.blog_user runOnChange:true splitStatements:false
 -- comment: counters held by public.blog_user: User.totalPublicComments
-CREATE OR REPLACE FUNCTION countercache."target_public_blog_user"()
+CREATE OR REPLACE FUNCTION countercache."target_public_blog_user_f9fc9c8c"()
 RETURNS trigger
 LANGUAGE plpgsql
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $target$
 BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'blog_user' THEN
+        RAISE EXCEPTION 'countercache: % serves public.blog_user only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
     IF TG_OP = 'INSERT' THEN
         INSERT INTO countercache.delta (counter_id, target_id, delta)
         SELECT c, k, d FROM (
@@ -1188,17 +1247,18 @@ BEGIN
     RETURN NULL;
 END
 $target$;
+REVOKE ALL ON FUNCTION countercache."target_public_blog_user_f9fc9c8c"() FROM PUBLIC;
 
 CREATE OR REPLACE TRIGGER countercache_target_insert AFTER INSERT ON "public"."blog_user"
     REFERENCING NEW TABLE AS countercache_new
-    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_user"();
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_user_f9fc9c8c"();
 CREATE OR REPLACE TRIGGER countercache_target_delete AFTER DELETE ON "public"."blog_user"
     REFERENCING OLD TABLE AS countercache_old
-    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_user"();
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_user_f9fc9c8c"();
 CREATE OR REPLACE TRIGGER countercache_target_key AFTER UPDATE OF "id" ON "public"."blog_user"
-    FOR EACH ROW WHEN (OLD."id" IS DISTINCT FROM NEW."id") EXECUTE FUNCTION countercache."target_public_blog_user"();
+    FOR EACH ROW WHEN (OLD."id" IS DISTINCT FROM NEW."id") EXECUTE FUNCTION countercache."target_public_blog_user_f9fc9c8c"();
 CREATE OR REPLACE TRIGGER countercache_target_truncate BEFORE TRUNCATE ON "public"."blog_user"
-    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_user"();
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_user_f9fc9c8c"();
 
 -- changeset countercache:countercache-prune runOnChange:true splitStatements:false
 -- comment: forget counters that are no longer declared

@@ -72,12 +72,12 @@ public final class InstallSql {
         units.add(new Unit("countercache-schema", "countercache catalog, queue and functions", schema(), false));
         bySource.forEach((source, defs) -> {
             defs.sort(Comparator.comparing(CounterDefinition::name));
-            units.add(new Unit("countercache-source-" + source, "counters fed by " + source + ": " + declarers(defs),
+            units.add(new Unit("countercache-source-" + changesetName(source), "counters fed by " + source + ": " + declarers(defs),
                     sourceSql(source, defs), false));
         });
         byTarget.forEach((target, defs) -> {
             defs.sort(Comparator.comparing(CounterDefinition::name));
-            units.add(new Unit("countercache-target-" + target, "counters held by " + target + ": " + declarers(defs),
+            units.add(new Unit("countercache-target-" + changesetName(target), "counters held by " + target + ": " + declarers(defs),
                     targetSql(target, defs), false));
         });
         String keep = counters.stream().map(CounterDefinition::name).sorted().map(Sql::literal)
@@ -141,14 +141,33 @@ public final class InstallSql {
         return sql.toString();
     }
 
-    /** The name of a table's trigger function ({@code capture_} or {@code target_}), at most 63 bytes. */
-    static String triggerFunction(String prefix, TableName table) {
-        String name = prefix + table.schema() + "_" + table.table();
-        if (name.getBytes(StandardCharsets.UTF_8).length <= 63) {
-            return name;
+    /**
+     * The name of a table's trigger function ({@code capture_} or {@code target_}): readable, at most 63 bytes, and
+     * unique per table, since it ends with a digest of the qualified name ({@code a.b_c} and {@code a_b.c} differ).
+     */
+    public static String triggerFunction(String prefix, TableName table) {
+        String digest = digest(table.schema() + "\u0000" + table.table());
+        String readable = prefix + table.schema() + "_" + table.table();
+        while (readable.getBytes(StandardCharsets.UTF_8).length > 63 - 1 - digest.length()) {
+            readable = readable.substring(0, readable.length() - 1);
         }
-        String hash = Integer.toHexString(table.toString().hashCode());
-        return prefix + table.table().substring(0, Math.min(table.table().length(), 40)) + "_" + hash;
+        return readable + "_" + digest;
+    }
+
+    /** A changeset id part: the name as it is when it is plain, else made plain and told apart by a digest. */
+    static String changesetName(TableName table) {
+        String name = table.toString();
+        String plain = name.replaceAll("[^A-Za-z0-9._-]", "_");
+        return plain.equals(name) ? name : plain + "-" + digest(table.schema() + "\u0000" + table.table());
+    }
+
+    private static String digest(String text) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(d, 0, 4);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
     }
 
     private static String declarers(List<CounterDefinition> defs) {
@@ -192,7 +211,7 @@ public final class InstallSql {
                 + "            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');\n"
                 + enqueue(defs, null, source.sql())
                 + "    END IF;\n    RETURN NULL;\nEND\n";
-        sql.append(triggerFunctionSql(fn, "capture", body));
+        sql.append(triggerFunctionSql(fn, "capture", source, body));
         sql.append(trigger(SOURCE_TRIGGERS.get(0), "AFTER INSERT", "REFERENCING NEW TABLE AS " + NEW_ROWS, source, fn));
         sql.append(trigger(SOURCE_TRIGGERS.get(1), "AFTER UPDATE",
                 "REFERENCING OLD TABLE AS " + OLD_ROWS + " NEW TABLE AS " + NEW_ROWS, source, fn));
@@ -225,7 +244,7 @@ public final class InstallSql {
                 + ",\n            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');\n"
                 + handBack(defs, target.sql(), "")
                 + "    END IF;\n    RETURN NULL;\nEND\n";
-        StringBuilder sql = new StringBuilder(triggerFunctionSql(fn, "target", body));
+        StringBuilder sql = new StringBuilder(triggerFunctionSql(fn, "target", target, body));
         sql.append(trigger(TARGET_TRIGGERS.get(0), "AFTER INSERT", "REFERENCING NEW TABLE AS " + NEW_ROWS, target, fn));
         sql.append(trigger(TARGET_TRIGGERS.get(1), "AFTER DELETE", "REFERENCING OLD TABLE AS " + OLD_ROWS, target, fn));
         sql.append("CREATE OR REPLACE TRIGGER ").append(TARGET_TRIGGERS.get(2)).append(" AFTER UPDATE OF ").append(key)
@@ -239,13 +258,23 @@ public final class InstallSql {
      * A trigger function with this body, dollar-quoted with a tag the body does not contain (a {@code where} is
      * spliced into the body, and may hold any text).
      */
-    private static String triggerFunctionSql(String fn, String tag, String body) {
+    private static String triggerFunctionSql(String fn, String tag, TableName table, String body) {
+        String guarded = "BEGIN\n    IF TG_TABLE_SCHEMA <> " + literal(table.schema()) + " OR TG_TABLE_NAME <> "
+                + literal(table.table()) + " THEN\n"
+                + "        RAISE EXCEPTION 'countercache: % serves " + table.toString().replace("'", "''").replace("%", "%%")
+                + " only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME\n"
+                + "            USING ERRCODE = 'insufficient_privilege';\n    END IF;\n"
+                + body.substring(body.indexOf("BEGIN\n") + "BEGIN\n".length());
+        String prelude = body.substring(0, body.indexOf("BEGIN\n"));
         String quote = "$" + tag + "$";
-        for (int i = 1; body.contains(quote); i++) {
+        for (int i = 1; (prelude + guarded).contains(quote); i++) {
             quote = "$" + tag + "_" + i + "$";
         }
-        return "CREATE OR REPLACE FUNCTION " + fn + "()\nRETURNS trigger\nLANGUAGE plpgsql\n"
-                + "SET search_path = pg_catalog, pg_temp\nAS " + quote + "\n" + body + quote + ";\n\n";
+        // SECURITY DEFINER: the writer needs no right on the queue, so it can neither read, forge nor block it; the
+        // function only ever queues what the statement that fired it changed, on the one table it serves.
+        return "CREATE OR REPLACE FUNCTION " + fn + "()\nRETURNS trigger\nLANGUAGE plpgsql\nSECURITY DEFINER\n"
+                + "SET search_path = pg_catalog, pg_temp\nAS " + quote + "\n" + prelude + guarded + quote + ";\n"
+                + "REVOKE ALL ON FUNCTION " + fn + "() FROM PUBLIC;\n\n";
     }
 
     /** Queues each counter's value in these rows of the target, with this sign, per key. */

@@ -9,6 +9,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -41,6 +42,8 @@ public final class Round {
     private final RollupListener listener;
     private volatile PreparedStatement inFlight;
     private long limitsPrunedAt = System.nanoTime() - PRUNE_EVERY_NANOS;
+    private String lastWarning;
+    private long lastWarningAt;
 
     public Round(String name, int batchSize, RollupListener listener) {
         this.name = name;
@@ -129,6 +132,19 @@ public final class Round {
         }
     }
 
+    /** Logs what the rollup warned about (a table it may not update), each distinct message once a minute. */
+    private void warn(SQLWarning w) {
+        for (; w != null; w = w.getNextWarning()) {
+            String message = w.getMessage();
+            long now = System.nanoTime();
+            if (!message.equals(lastWarning) || now - lastWarningAt > PRUNE_EVERY_NANOS) {
+                log.warn("{}: {} (SQLState {})", name, message, w.getSQLState());
+                lastWarning = message;
+                lastWarningAt = now;
+            }
+        }
+    }
+
     /** Runs {@code rollup_report}; collects the touched keys per counter when {@code touched} is given. */
     private long execute(Connection c, Map<Integer, List<Object>> touched) throws SQLException {
         long consumed = 0;
@@ -150,6 +166,7 @@ public final class Round {
             } finally {
                 inFlight = null;
             }
+            warn(ps.getWarnings());
         }
         return consumed;
     }

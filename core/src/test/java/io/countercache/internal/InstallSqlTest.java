@@ -40,8 +40,7 @@ class InstallSqlTest {
     @Test
     void aTriggerBodyIsQuotedWithATagItsConditionDoesNotHold() {
         String sql = InstallSql.units(List.of(counter("odd", "s = '$capture$' OR s = '$capture_1$'")), List.of()).get(1).sql();
-        assertThat(sql).contains("AS $capture_2$\n").endsWith("$capture_2$;\n\n" + sql.substring(sql.indexOf(
-                "CREATE OR REPLACE TRIGGER countercache_insert")));
+        assertThat(sql).contains("AS $capture_2$\n").contains("$capture_2$;\nREVOKE ALL ON FUNCTION");
     }
 
     @Test
@@ -61,11 +60,24 @@ class InstallSqlTest {
     }
 
     @Test
-    void triggerFunctionNamesFitPostgresIdentifiers() {
-        String longName = "t".repeat(63);
-        String name = InstallSql.triggerFunction("capture_", new TableName("s".repeat(63), longName));
-        assertThat(name.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(63);
-        assertThat(name).startsWith("capture_");
+    void triggerFunctionNamesAreUniqueAndFitPostgresIdentifiers() {
+        List<TableName> tables = List.of(new TableName("a", "b_c"), new TableName("a_b", "c"),
+                new TableName("s".repeat(63), "t".repeat(63)), new TableName("s".repeat(63), "t".repeat(62) + "u"),
+                new TableName("Shop", "Order items"), new TableName("Shop", "Order lines"),
+                new TableName("sch\"ema", "ta'ble"), new TableName("é".repeat(31), "ü".repeat(31)));
+        List<String> names = tables.stream().map(t -> InstallSql.triggerFunction("capture_", t)).toList();
+        assertThat(names).doesNotHaveDuplicates()
+                .allSatisfy(n -> assertThat(n.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(63))
+                .allSatisfy(n -> assertThat(n).startsWith("capture_"));
+        assertThat(names.get(0)).isEqualTo(InstallSql.triggerFunction("capture_", new TableName("a", "b_c")));
+    }
+
+    @Test
+    void changesetIdsAreUniqueAndHaveNoBlanks() {
+        List<String> ids = List.of(new TableName("Shop", "Order items"), new TableName("Shop", "Order lines"),
+                new TableName("Shop", "Order_items")).stream().map(InstallSql::changesetName).toList();
+        assertThat(ids).doesNotHaveDuplicates().noneMatch(id -> id.contains(" "));
+        assertThat(InstallSql.changesetName(new TableName("public", "blog_comment"))).isEqualTo("public.blog_comment");
     }
 
     @Test

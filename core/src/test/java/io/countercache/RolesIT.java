@@ -1,0 +1,161 @@
+package io.countercache;
+
+import io.countercache.internal.InstallSql;
+import io.countercache.spi.Installation;
+import io.countercache.spi.LimitDefinition;
+import io.countercache.testing.TestDatabase;
+import io.countercache.testing.TestPostgres;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.postgresql.ds.PGSimpleDataSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Least privilege with real roles: an application role writes, truncates and reads counters with no right on the
+ * library's objects, and cannot read, forge, delete or lock deltas or run the rollup; the worker runs with the grants
+ * of docs/security.md (read from that file) and nothing more; a worker missing a grant on one target table holds back
+ * that table only.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)   // the application's rights grow from test to test
+class RolesIT {
+
+    private static TestDatabase db;
+
+    @BeforeAll
+    static void rolesAndSchema() throws Exception {
+        db = TestPostgres.newDatabase(RolesIT.class);
+        BlogSchema.create(db);
+        try (Connection c = db.dataSource().getConnection()) {
+            Installation.apply(c, Installation.units(BlogSchema.ALL,
+                    List.of(new LimitDefinition("test", "calls", "1 day", 2, "UTC", 2))));
+        }
+        db.execute("""
+                DO $$ BEGIN
+                    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'app_user') THEN
+                        CREATE ROLE app_user LOGIN PASSWORD 'app';
+                    END IF;
+                    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'countercache_worker') THEN
+                        CREATE ROLE countercache_worker LOGIN PASSWORD 'worker';
+                    END IF;
+                END $$;
+                GRANT USAGE, CREATE ON SCHEMA public TO app_user;
+                GRANT SELECT, INSERT, UPDATE, DELETE, TRUNCATE ON ALL TABLES IN SCHEMA public TO app_user;
+                GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO app_user;
+                INSERT INTO blog_user (id) VALUES (1); INSERT INTO blog_article (id) VALUES (1), (2);
+                """);
+    }
+
+    private static PGSimpleDataSource as(String user, String password) {
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setUrl(db.jdbcUrl());
+        ds.setUser(user);
+        ds.setPassword(password);
+        return ds;
+    }
+
+    private static void run(PGSimpleDataSource ds, String sql) throws SQLException {
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            st.execute(sql);
+        }
+    }
+
+    /** The SQL block that follows {@code <!-- script: name -->} in docs/security.md. */
+    private static String script(String name) throws Exception {
+        String doc = Files.readString(Path.of("../docs/security.md"));
+        Matcher m = Pattern.compile("<!-- script: " + name + " -->\\s*```sql\\n(.*?)```", Pattern.DOTALL).matcher(doc);
+        assertThat(m.find()).as("docs/security.md has the " + name + " script").isTrue();
+        return m.group(1);
+    }
+
+    @Test
+    @Order(1)
+    void theApplicationWritesTruncatesAndReadsCountersWithNoRightOnTheLibrarysObjects() throws Exception {
+        PGSimpleDataSource app = as("app_user", "app");
+        run(app, "INSERT INTO blog_comment (creator_id, article_id, publish_status, likes) VALUES (1, 1, 'public', 1);"
+                + "UPDATE blog_comment SET publish_status = 'private'; DELETE FROM blog_comment;"
+                + "INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 2, 'public');"
+                + "INSERT INTO blog_article (id) VALUES (3); DELETE FROM blog_article WHERE id = 3;"
+                + "TRUNCATE blog_comment;"
+                + "INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 2, 'public');"
+                + "SELECT total_comments FROM blog_article");
+        for (String forbidden : List.of(
+                "SELECT * FROM countercache.delta",
+                "INSERT INTO countercache.delta (counter_id, target_id, delta) VALUES (1, 1, 1000)",
+                "DELETE FROM countercache.delta",
+                "SELECT countercache.rollup(100)",
+                "SELECT countercache.recount(" + BlogSchema.ARTICLE_COMMENTS.id() + ")",
+                "BEGIN; LOCK TABLE countercache.delta; COMMIT",
+                "CREATE TABLE mine (id bigint, article_id bigint); CREATE TRIGGER forge AFTER INSERT ON mine"
+                        + " REFERENCING NEW TABLE AS countercache_new FOR EACH STATEMENT"
+                        + " EXECUTE FUNCTION countercache." + InstallSql.triggerFunction("capture_", BlogSchema.COMMENT) + "()")) {
+            assertThatThrownBy(() -> run(app, forbidden)).as(forbidden).hasMessageContaining("permission denied");
+        }
+        BlogSchema.assertExactAfterRollup(db);
+        assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE id = 2")).isOne();
+    }
+
+    @Test
+    @Order(2)
+    void withTheReaderScriptTheApplicationReadsExactlyValidatesAndAdmitsButStillCannotForgeOrLock() throws Exception {
+        db.execute(script("reader"));
+        PGSimpleDataSource app = as("app_user", "app");
+        run(app, "INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public')");
+        try (Connection c = app.getConnection()) {
+            assertThat(ExactReads.read(c, BlogSchema.ARTICLE_COMMENTS, List.of(1L)).get(1L)).isEqualTo(
+                    db.queryLong("SELECT count(*) FROM blog_comment WHERE article_id = 1"));
+            assertThat(CatalogCheck.differences(c, BlogSchema.ALL, Set.of()))
+                    .as("the boot check, run by the application").isEmpty();
+            assertThat(Limits.admit(c, "calls", 7).admitted()).isTrue();
+            c.setAutoCommit(false);
+            for (String forbidden : List.of("SELECT * FROM countercache.delta FOR UPDATE",
+                    "INSERT INTO countercache.delta (counter_id, target_id, delta) VALUES (1, 1, 1000)",
+                    "UPDATE countercache.dead_letter SET delta = 0", "SELECT countercache.rollup(10)")) {
+                assertThatThrownBy(() -> {
+                    try (Statement st = c.createStatement()) {
+                        st.execute(forbidden);
+                    }
+                }).as(forbidden).hasMessageContaining("permission denied");
+                c.rollback();
+            }
+        }
+    }
+
+    @Test
+    @Order(3)
+    void theWorkerRunsWithItsScriptAndAMissingGrantHoldsBackOnlyThatTable() throws Exception {
+        db.execute(script("worker"));
+        PGSimpleDataSource worker = as("countercache_worker", "worker");
+        assertThatThrownBy(() -> run(worker, "INSERT INTO blog_comment (publish_status) VALUES ('x')"))
+                .hasMessageContaining("permission denied");
+
+        db.execute("REVOKE UPDATE ON blog_user FROM countercache_worker;"
+                + "INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public'), (1, 2, 'public')");
+        RollupWorker w = RollupWorker.builder(worker).build();
+        w.drain();
+        assertThat(db.queryRows("SELECT DISTINCT counter_id FROM countercache.delta"))
+                .as("only the user counter waits").containsExactly(List.of(String.valueOf(BlogSchema.USER_PUBLIC.id())));
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.dead_letter")).as("dead letters").isZero();
+
+        db.execute(script("worker"));                              // the grant is back
+        w.drain();
+        run(worker, "SELECT countercache.recount(" + BlogSchema.USER_PUBLIC.id() + ")");
+        w.drain();
+        BlogSchema.assertExactAfterRollup(db);
+        assertThat(w.metrics().queueDepth()).isZero();
+    }
+}
