@@ -116,6 +116,70 @@ BEGIN
 END
 $fn$;
 
+-- The query that compares a counter with a recount of its source, for the keys in ($1, $2] ($1 or $2 NULL: open),
+-- $3 the counter's id: CTEs r (the recount), t (the column), p (queued, dead-lettered and orphaned deltas) and fix
+-- (per key: exact, stored, pending and the difference d = exact - stored - pending). One statement, one snapshot.
+CREATE OR REPLACE FUNCTION countercache.drift_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format(
+        $q$WITH r AS (
+               SELECT %6$I.%7$I AS k, %8$s AS n
+                 FROM %5$I.%6$I AS %6$I
+                WHERE %6$I.%7$I IS NOT NULL AND (%9$s)
+                  AND ($1::%11$s IS NULL OR %6$I.%7$I > $1::%11$s) AND ($2::%11$s IS NULL OR %6$I.%7$I <= $2::%11$s)
+                GROUP BY 1
+           ), t AS (
+               SELECT t.%3$I AS k, coalesce(t.%4$I, 0)::numeric AS n
+                 FROM %1$I.%2$I t
+                WHERE ($1::%11$s IS NULL OR t.%3$I > $1::%11$s) AND ($2::%11$s IS NULL OR t.%3$I <= $2::%11$s)
+           ), p AS (
+               SELECT x.k, sum(x.delta) AS n FROM (
+                   SELECT q.%10$I AS k, q.delta FROM countercache.delta q WHERE q.counter_id = $3
+                   UNION ALL
+                   SELECT q.%10$I, q.delta FROM countercache.dead_letter q WHERE q.counter_id = $3
+                   UNION ALL
+                   SELECT q.%10$I, q.delta FROM countercache.orphan q WHERE q.counter_id = $3) x
+                WHERE ($1::%11$s IS NULL OR x.k > $1::%11$s) AND ($2::%11$s IS NULL OR x.k <= $2::%11$s)
+                GROUP BY 1
+           ), fix AS (
+               SELECT coalesce(r.k, t.k, p.k) AS k, coalesce(r.n, 0) AS exact, t.n AS stored, coalesce(p.n, 0) AS pending,
+                      coalesce(r.n, 0) - coalesce(t.n, 0) - coalesce(p.n, 0) AS d
+                 FROM r FULL JOIN t ON t.k = r.k FULL JOIN p ON p.k = coalesce(r.k, t.k)
+           )$q$,
+        c.target_schema, c.target_table, c.target_key, c.target_column,
+        c.source_schema, c.source_table, c.source_fk,
+        CASE WHEN c.sum_column IS NULL THEN 'count(*)'
+             ELSE format('coalesce(sum(%I.%I), 0)', c.source_table, c.sum_column) END,
+        coalesce(c.condition, 'true'),
+        CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END, c.key_type)
+$fn$;
+
+-- Target rows whose counter differs from a recount of its source, beyond what is still queued for them (so a lag
+-- is not drift): at most max_rows, in one snapshot, without writing or locking anything.
+CREATE OR REPLACE FUNCTION countercache.drift(counter_id integer, max_rows integer DEFAULT 100)
+RETURNS TABLE (key text, stored numeric, pending numeric, exact numeric)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    c countercache.counter;
+BEGIN
+    SELECT * INTO c FROM countercache.counter k WHERE k.id = drift.counter_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'countercache.drift: no counter with id %', drift.counter_id
+            USING HINT = 'SELECT id, name FROM countercache.counter lists the installed counters',
+                  ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN QUERY EXECUTE countercache.drift_sql(c)
+        || ' SELECT f.k::text, f.stored, f.pending::numeric, f.exact::numeric FROM fix f WHERE f.d <> 0 AND f.stored IS NOT NULL'
+        || ' ORDER BY f.k LIMIT $4'
+        USING NULL::text, NULL::text, c.id, max_rows;
+END
+$fn$;
+
 -- One batch of a counter's recount: the next max_targets target keys after the last batch (all of them when
 -- max_targets is NULL). Returns done when the counter's whole key range has been covered.
 --
@@ -175,48 +239,21 @@ BEGIN
         END IF;
     END IF;
     kc := CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END;
-    EXECUTE format(
-        $q$WITH r AS (
-               SELECT %6$I.%7$I AS k, %8$s AS n
-                 FROM %5$I.%6$I AS %6$I
-                WHERE %6$I.%7$I IS NOT NULL AND (%9$s)
-                  AND ($1::%11$s IS NULL OR %6$I.%7$I > $1::%11$s) AND ($2::%11$s IS NULL OR %6$I.%7$I <= $2::%11$s)
-                GROUP BY 1
-           ), t AS (
-               SELECT t.%3$I AS k, coalesce(t.%4$I, 0)::numeric AS n
-                 FROM %1$I.%2$I t
-                WHERE ($1::%11$s IS NULL OR t.%3$I > $1::%11$s) AND ($2::%11$s IS NULL OR t.%3$I <= $2::%11$s)
-           ), p AS (
-               SELECT x.k, sum(x.delta) AS n FROM (
-                   SELECT q.%10$I AS k, q.delta FROM countercache.delta q WHERE q.counter_id = $3
-                   UNION ALL
-                   SELECT q.%10$I, q.delta FROM countercache.dead_letter q WHERE q.counter_id = $3
-                   UNION ALL
-                   SELECT q.%10$I, q.delta FROM countercache.orphan q WHERE q.counter_id = $3) x
-                WHERE ($1::%11$s IS NULL OR x.k > $1::%11$s) AND ($2::%11$s IS NULL OR x.k <= $2::%11$s)
-                GROUP BY 1
-           ), fix AS (
-               SELECT coalesce(r.k, t.k, p.k) AS k, coalesce(r.n, 0) - coalesce(t.n, 0) - coalesce(p.n, 0) AS d
-                 FROM r FULL JOIN t ON t.k = r.k FULL JOIN p ON p.k = coalesce(r.k, t.k)
-           ), retried AS (
+    EXECUTE countercache.drift_sql(c) || format(
+        $q$, retried AS (
                DELETE FROM countercache.dead_letter q
                 WHERE q.counter_id = $3
-                  AND ($1::%11$s IS NULL OR q.%10$I > $1::%11$s) AND ($2::%11$s IS NULL OR q.%10$I <= $2::%11$s)
-               RETURNING q.%10$I AS k, q.delta, q.first_enqueued_at
+                  AND ($1::%2$s IS NULL OR q.%1$I > $1::%2$s) AND ($2::%2$s IS NULL OR q.%1$I <= $2::%2$s)
+               RETURNING q.%1$I AS k, q.delta, q.first_enqueued_at
            ), requeued AS (
-               INSERT INTO countercache.delta (counter_id, %10$I, delta, enqueued_at)
+               INSERT INTO countercache.delta (counter_id, %1$I, delta, enqueued_at)
                SELECT $3, x.k, x.delta, x.first_enqueued_at FROM retried x
            ), queued AS (
-               INSERT INTO countercache.delta (counter_id, %10$I, delta)
+               INSERT INTO countercache.delta (counter_id, %1$I, delta)
                SELECT $3, f.k, f.d FROM fix f WHERE f.d <> 0
                RETURNING 1
            )
-           SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM queued)$q$,
-        c.target_schema, c.target_table, c.target_key, c.target_column,
-        c.source_schema, c.source_table, c.source_fk,
-        CASE WHEN c.sum_column IS NULL THEN 'count(*)'
-             ELSE format('coalesce(sum(%I.%I), 0)', c.source_table, c.sum_column) END,
-        coalesce(c.condition, 'true'), kc, c.key_type)
+           SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM queued)$q$, kc, c.key_type)
         INTO targets, corrected USING after_key, upto, c.id;
     done := upto IS NULL;
     IF done THEN

@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
  * check failed (a drifted counter, an out-of-date changelog), 2 bad usage or input.
  */
 @Command(name = "countercache", mixinStandardHelpOptions = true, version = "countercache 0.1.0",
-        subcommands = {Generate.class},
+        subcommands = {Generate.class, Status.class, Drain.class, Verify.class, Repair.class},
         description = "Counter caches for JPA/Hibernate applications on PostgreSQL.")
 public final class Main {
 

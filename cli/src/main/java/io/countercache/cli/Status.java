@@ -1,0 +1,77 @@
+package io.countercache.cli;
+
+import io.countercache.spi.Installation;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/** Per counter: what is queued, how old, what is dead-lettered, whether a recount runs, and its triggers. */
+@Command(name = "status", mixinStandardHelpOptions = true,
+        description = "Show each counter's queue, dead letters, recount and triggers.")
+final class Status implements Callable<Integer> {
+
+    @Mixin
+    Database database;
+
+    @Option(names = "--json", description = "One JSON object per counter, one per line.")
+    boolean json;
+
+    private static final String STATUS = """
+            SELECT k.name, k.declared_by, coalesce(q.n, 0), coalesce(q.oldest, 0), coalesce(d.n, 0),
+                   j.counter_id IS NOT NULL,
+                   (SELECT count(*) FROM pg_catalog.pg_trigger t
+                     WHERE t.tgrelid = pg_catalog.to_regclass(pg_catalog.concat_ws('.',
+                               pg_catalog.quote_ident(k.source_schema), pg_catalog.quote_ident(k.source_table)))
+                       AND t.tgname = ANY (?::name[]) AND t.tgenabled <> 'D'),
+                   (SELECT count(*) FROM pg_catalog.pg_trigger t
+                     WHERE t.tgrelid = pg_catalog.to_regclass(pg_catalog.concat_ws('.',
+                               pg_catalog.quote_ident(k.target_schema), pg_catalog.quote_ident(k.target_table)))
+                       AND t.tgname = ANY (?::name[]) AND t.tgenabled <> 'D')
+              FROM countercache.counter k
+              LEFT JOIN (SELECT counter_id, count(*) AS n,
+                                extract(epoch FROM now() - min(enqueued_at))::float8 AS oldest
+                           FROM countercache.delta GROUP BY counter_id) q ON q.counter_id = k.id
+              LEFT JOIN (SELECT counter_id, count(*) AS n FROM countercache.dead_letter GROUP BY counter_id) d
+                     ON d.counter_id = k.id
+              LEFT JOIN countercache.recount_job j ON j.counter_id = k.id
+             ORDER BY k.name""";
+
+    @Override
+    public Integer call() throws Exception {
+        try (Connection c = database.connect(); PreparedStatement ps = c.prepareStatement(STATUS)) {
+            ps.setString(1, "{" + String.join(",", Installation.sourceTriggers()) + "}");
+            ps.setString(2, "{" + String.join(",", Installation.targetTriggers()) + "}");
+            List<String> lines = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!json) {
+                    lines.add(String.format(Locale.ROOT, "%-45s %9s %10s %8s %9s %s", "counter", "pending", "oldest s",
+                            "dead", "recount", "triggers"));
+                }
+                while (rs.next()) {
+                    String triggers = rs.getInt(7) == 4 && rs.getInt(8) == 4 ? "installed"
+                            : "missing (" + rs.getInt(7) + "/4 source, " + rs.getInt(8) + "/4 target)";
+                    lines.add(json ? String.format(Locale.ROOT, "{\"counter\":\"%s\",\"declaredBy\":\"%s\",\"pending\":%d,"
+                                    + "\"oldestSeconds\":%.3f,\"deadLetters\":%d,\"recounting\":%b,\"triggers\":\"%s\"}",
+                            escape(rs.getString(1)), escape(rs.getString(2)), rs.getLong(3), rs.getDouble(4),
+                            rs.getLong(5), rs.getBoolean(6), escape(triggers))
+                            : String.format(Locale.ROOT, "%-45s %9d %10.1f %8d %9s %s", rs.getString(1), rs.getLong(3),
+                            rs.getDouble(4), rs.getLong(5), rs.getBoolean(6) ? "running" : "-", triggers));
+                }
+            }
+            lines.forEach(System.out::println);
+        }
+        return 0;
+    }
+
+    private static String escape(String s) {
+        return s.replace("\\", "\\\\").replace("\"", "\\\"");
+    }
+}

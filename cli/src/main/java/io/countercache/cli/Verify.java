@@ -1,0 +1,54 @@
+package io.countercache.cli;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.concurrent.Callable;
+
+/**
+ * Compares counters with a recount of their sources, net of what is still queued for them, in one snapshot per
+ * counter: exit 0 when every counter is exact, 1 when some drifted (the rows are printed).
+ */
+@Command(name = "verify", mixinStandardHelpOptions = true,
+        description = "Compare counters with a recount of their sources; exit 1 on drift.")
+final class Verify implements Callable<Integer> {
+
+    @Mixin
+    Database database;
+
+    @Option(names = "--counter", paramLabel = "NAME", description = "Only this counter (schema.table.column).")
+    String counter;
+
+    @Option(names = "--sample", paramLabel = "N", defaultValue = "20",
+            description = "Drifted rows to print per counter (default: ${DEFAULT-VALUE}).")
+    int sample;
+
+    @Override
+    public Integer call() throws Exception {
+        int drifted = 0;
+        try (Connection c = database.connect();
+             PreparedStatement ps = c.prepareStatement("SELECT key, stored, pending, exact FROM countercache.drift(?, ?)")) {
+            for (Object[] k : Database.counters(c, counter)) {
+                ps.setInt(1, (Integer) k[0]);
+                ps.setInt(2, sample);
+                int rows = 0;
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        if (rows++ == 0) {
+                            System.out.println(k[1] + ": drifted (key, stored, pending, exact):");
+                        }
+                        System.out.println("  " + rs.getString(1) + "\t" + rs.getBigDecimal(2) + "\t"
+                                + rs.getBigDecimal(3) + "\t" + rs.getBigDecimal(4));
+                    }
+                }
+                System.out.println(k[1] + ": " + (rows == 0 ? "exact" : rows + (rows == sample ? "+" : "") + " drifted"));
+                drifted += rows > 0 ? 1 : 0;
+            }
+        }
+        return drifted == 0 ? 0 : 1;
+    }
+}
