@@ -116,6 +116,25 @@ BEGIN
 END
 $fn$;
 
+-- The catalog row of a counter, or an error naming the caller and how to list the counters.
+CREATE OR REPLACE FUNCTION countercache.counter_of(counter_id integer, caller text)
+RETURNS countercache.counter
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    c countercache.counter;
+BEGIN
+    SELECT * INTO c FROM countercache.counter k WHERE k.id = counter_of.counter_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION '%: no counter with id %', caller, counter_of.counter_id
+            USING HINT = 'SELECT id, name FROM countercache.counter lists the installed counters',
+                  ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN c;
+END
+$fn$;
+
 -- The query that compares a counter with a recount of its source, for the keys in ($1, $2] ($1 or $2 NULL: open),
 -- $3 the counter's id: CTEs r (the recount), t (the column), p (queued, dead-lettered and orphaned deltas) and fix
 -- (per key: exact, stored, pending and the difference d = exact - stored - pending). One statement, one snapshot.
@@ -167,12 +186,7 @@ AS $fn$
 DECLARE
     c countercache.counter;
 BEGIN
-    SELECT * INTO c FROM countercache.counter k WHERE k.id = drift.counter_id;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'countercache.drift: no counter with id %', drift.counter_id
-            USING HINT = 'SELECT id, name FROM countercache.counter lists the installed counters',
-                  ERRCODE = 'invalid_parameter_value';
-    END IF;
+    c := countercache.counter_of(drift.counter_id, 'countercache.drift');
     RETURN QUERY EXECUTE countercache.drift_sql(c)
         || ' SELECT f.k::text, f.stored, f.pending::numeric, f.exact::numeric FROM fix f WHERE f.d <> 0 AND f.stored IS NOT NULL'
         || ' ORDER BY f.k LIMIT $4'
@@ -209,12 +223,7 @@ DECLARE
 BEGIN
     PERFORM countercache.require_read_committed('a recount',
         'run countercache.recount in a READ COMMITTED transaction (the default)');
-    SELECT * INTO c FROM countercache.counter k WHERE k.id = recount_step.counter_id;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'countercache.recount: no counter with id %', recount_step.counter_id
-            USING HINT = 'SELECT id, name FROM countercache.counter lists the installed counters',
-                  ERRCODE = 'invalid_parameter_value';
-    END IF;
+    c := countercache.counter_of(recount_step.counter_id, 'countercache.recount');
     IF max_targets IS NOT NULL AND max_targets < 1 THEN
         RAISE EXCEPTION 'countercache.recount: max_targets must be at least 1, got %', max_targets
             USING ERRCODE = 'invalid_parameter_value';
