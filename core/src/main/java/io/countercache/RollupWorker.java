@@ -24,8 +24,8 @@ import java.util.function.LongPredicate;
  * with a delay that doubles up to the maximum backoff.
  *
  * <p>Any number of workers may run against one database, in one JVM or many: the rollup claims deltas with
- * {@code FOR UPDATE SKIP LOCKED}, so workers never apply a delta twice and never wait for one another. Each round is
- * one transaction: if it fails, or its connection dies, it rolls back and its deltas are back in the queue.
+ * {@code FOR UPDATE SKIP LOCKED}, so workers never apply a delta twice and never wait for one another's claims. Each
+ * round is one transaction: if it fails, or its connection dies, it rolls back and its deltas are back in the queue.
  *
  * <pre>{@code
  * RollupWorker worker = RollupWorker.builder(dataSource).batchSize(10_000).build().start();

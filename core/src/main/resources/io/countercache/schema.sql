@@ -549,8 +549,8 @@ $fn$;
 -- uuid keys), so that a caller can lock and release cached copies of exactly those rows around the commit.
 --
 -- Concurrency. The claim is one DELETE of the oldest queued rows picked with FOR UPDATE SKIP LOCKED, so concurrent
--- rollups take disjoint batches and never wait for each other, and a rollup that fails or dies rolls back with its
--- rows back in the queue. Claimed deltas are folded per target row, and each target table gets ONE statement for all
+-- rollups take disjoint batches without waiting for each other's claims, and a rollup that fails or dies rolls back
+-- with its rows back in the queue. Claimed deltas are folded per target row, and each target table gets ONE statement for all
 -- of its counters, which first locks the rows with FOR NO KEY UPDATE SKIP LOCKED:
 --   * A row another transaction holds is not waited for: its claimed deltas go back to the queue under their own
 --     ids (the rows this round deleted), so they keep their place before any later delta of the same target.
