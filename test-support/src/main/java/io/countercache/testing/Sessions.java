@@ -147,16 +147,8 @@ public final class Sessions implements AutoCloseable {
                 boolean isResult = st.execute(sql);
                 while (true) {
                     if (isResult) {
-                        rows = new ArrayList<>();
                         try (ResultSet rs = st.getResultSet()) {
-                            int n = rs.getMetaData().getColumnCount();
-                            while (rs.next()) {
-                                List<String> row = new ArrayList<>();
-                                for (int i = 1; i <= n; i++) {
-                                    row.add(rs.getString(i));
-                                }
-                                rows.add(row);
-                            }
+                            rows = TestDatabase.rows(rs);
                         }
                     } else if (st.getUpdateCount() == -1) {
                         return rows;

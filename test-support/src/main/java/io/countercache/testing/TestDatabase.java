@@ -51,18 +51,23 @@ public record TestDatabase(String name, String jdbcUrl, String user, String pass
     public List<List<String>> queryRows(String sql) {
         try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
              ResultSet rs = st.executeQuery(sql)) {
-            List<List<String>> rows = new ArrayList<>();
-            int n = rs.getMetaData().getColumnCount();
-            while (rs.next()) {
-                List<String> row = new ArrayList<>();
-                for (int i = 1; i <= n; i++) {
-                    row.add(rs.getString(i));
-                }
-                rows.add(row);
-            }
-            return rows;
+            return rows(rs);
         } catch (SQLException e) {
             throw new IllegalStateException(e.getMessage() + "\nwhile running: " + sql, e);
         }
+    }
+
+    /** The rows of a result, each as a list of its column values rendered as strings. */
+    static List<List<String>> rows(ResultSet rs) throws SQLException {
+        List<List<String>> rows = new ArrayList<>();
+        int n = rs.getMetaData().getColumnCount();
+        while (rs.next()) {
+            List<String> row = new ArrayList<>();
+            for (int i = 1; i <= n; i++) {
+                row.add(rs.getString(i));
+            }
+            rows.add(row);
+        }
+        return rows;
     }
 }
