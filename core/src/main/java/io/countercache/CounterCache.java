@@ -49,4 +49,14 @@ public @interface CounterCache {
      * Default: count rows.
      */
     String sum() default "";
+
+    /**
+     * How writes reach the column: {@link Strategy#QUEUE} (the default), {@link Strategy#UNLOGGED},
+     * {@link Strategy#DIRECT} or {@link Strategy#SLOTTED}. {@link Strategy#DEFAULT} takes the persistence unit's
+     * setting {@code countercache.strategy}, else {@code QUEUE}.
+     */
+    Strategy strategy() default Strategy.DEFAULT;
+
+    /** For {@link Strategy#SLOTTED}: how many slot rows a target's writes spread over (2 to 1024). */
+    int slots() default 16;
 }

@@ -8,17 +8,19 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
 import static io.countercache.internal.Sql.ident;
 
 /**
- * Read-your-writes: a counter's exact value, the column plus the deltas still queued for it (and any parked in the
- * dead-letter or orphan table), read in one statement on the caller's connection. Inside the caller's transaction it sees the
+ * Read-your-writes: a counter's exact value, the column plus what is still pending for it (queued deltas, slots, and
+ * any parked in the dead-letter or orphan table), read in one statement on the caller's connection. Inside the caller's transaction it sees the
  * caller's own uncommitted writes; the statement's single snapshot sees every committed rollup either in the column or
  * in the queue, never in both and never in neither.
  *
@@ -45,28 +47,37 @@ public final class ExactReads {
         String queueKey = ident(counter.keyType().queueColumn());
         // every operator and function named by schema: the caller's search_path may hold look-alikes
         String key = "t." + ident(counter.targetKey());
+        // pending amounts: both queues (the unlogged one only when the counter uses it: a standby cannot read it),
+        // the slots, dead letters and orphans; each part binds the counter id and the keys
+        List<String> pending = new ArrayList<>(List.of("countercache.delta", "countercache.dead_letter",
+                "countercache.orphan"));
+        if (counter.strategy() == Strategy.UNLOGGED) {
+            pending.add("countercache.delta_unlogged");
+        }
+        StringBuilder union = new StringBuilder();
+        for (String table : pending) {
+            union.append(union.isEmpty() ? "" : " UNION ALL ").append("SELECT d.").append(queueKey)
+                    .append(" AS k, d.delta FROM ").append(table).append(" d WHERE d.counter_id OPERATOR(pg_catalog.=) ?")
+                    .append(" AND d.").append(queueKey).append(" OPERATOR(pg_catalog.=) ANY (?)");
+        }
+        union.append(" UNION ALL SELECT d.").append(queueKey).append(", d.n FROM countercache.slot d")
+                .append(" WHERE d.counter_id OPERATOR(pg_catalog.=) ? AND d.").append(queueKey)
+                .append(" OPERATOR(pg_catalog.=) ANY (?)");
         String sql = "SELECT " + key + ", pg_catalog.int8(coalesce(t." + ident(counter.column()) + ", 0))"
                 + " OPERATOR(pg_catalog.+) pg_catalog.int8(coalesce(p.n, 0))"
                 + " FROM " + counter.target().sql() + " t"
-                + " LEFT JOIN (SELECT q.k, pg_catalog.sum(q.delta) AS n FROM ("
-                + "   SELECT d." + queueKey + " AS k, d.delta FROM countercache.delta d"
-                + "    WHERE d.counter_id OPERATOR(pg_catalog.=) ? AND d." + queueKey + " OPERATOR(pg_catalog.=) ANY (?)"
-                + "   UNION ALL SELECT x." + queueKey + ", x.delta FROM countercache.dead_letter x"
-                + "    WHERE x.counter_id OPERATOR(pg_catalog.=) ? AND x." + queueKey + " OPERATOR(pg_catalog.=) ANY (?)"
-                + "   UNION ALL SELECT o." + queueKey + ", o.delta FROM countercache.orphan o"
-                + "    WHERE o.counter_id OPERATOR(pg_catalog.=) ? AND o." + queueKey + " OPERATOR(pg_catalog.=) ANY (?))"
+                + " LEFT JOIN (SELECT q.k, pg_catalog.sum(q.delta) AS n FROM (" + union + ")"
                 + " q GROUP BY q.k) p ON p.k OPERATOR(pg_catalog.=) " + key
                 + " WHERE " + key + " OPERATOR(pg_catalog.=) ANY (?)";
         Array array = connection.createArrayOf(uuid ? "uuid" : "bigint", keys.stream().map(ExactReads::normalize).toArray());
         Map<Object, Long> rows = new HashMap<>();
         try (PreparedStatement ps = connection.prepareStatement(sql)) {
-            ps.setInt(1, counter.id());
-            ps.setArray(2, array);
-            ps.setInt(3, counter.id());
-            ps.setArray(4, array);
-            ps.setInt(5, counter.id());
-            ps.setArray(6, array);
-            ps.setArray(7, array);
+            int p = 1;
+            for (int part = 0; part <= pending.size(); part++) {
+                ps.setInt(p++, counter.id());
+                ps.setArray(p++, array);
+            }
+            ps.setArray(p, array);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     rows.put(normalize(rs.getObject(1)), rs.getLong(2));

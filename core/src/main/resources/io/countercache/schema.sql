@@ -37,6 +37,40 @@ CREATE TABLE IF NOT EXISTS countercache.delta (
     enqueued_at timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
 
+-- How many slot rows a slotted counter spreads a target over (0 for the other strategies).
+ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS slots integer NOT NULL DEFAULT 0;
+
+-- The unlogged queue, for counters of strategy 'unlogged' (depesz's faster queue): the same rows as the queue, ids
+-- from the same sequence, no WAL. A crash or an immediate shutdown empties it, and with it unlogged_marker; the first
+-- rollup after that notices the missing marker and recounts those counters (see check_unlogged_queue).
+CREATE UNLOGGED TABLE IF NOT EXISTS countercache.delta_unlogged (
+    id          bigint      PRIMARY KEY DEFAULT pg_catalog.nextval('countercache.delta_id_seq'::pg_catalog.regclass),
+    counter_id  integer     NOT NULL,
+    target_id   bigint,
+    target_uuid uuid,
+    delta       bigint      NOT NULL,
+    enqueued_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+CREATE UNLOGGED TABLE IF NOT EXISTS countercache.unlogged_marker (
+    since timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+-- Until a counter uses the unlogged queue, a crash can take nothing from it: the marker is set without a recount.
+INSERT INTO countercache.unlogged_marker
+SELECT WHERE NOT EXISTS (SELECT FROM countercache.unlogged_marker)
+         AND NOT EXISTS (SELECT FROM countercache.counter k WHERE k.strategy OPERATOR(pg_catalog.=) 'unlogged');
+
+-- Slot rows, for counters of strategy 'slotted' (GitHub's slotted counters, Tobias Petry's fanout): a writer adds
+-- its delta to one of the target's N slots, one no other transaction holds if it can; the rollup moves non-zero slots
+-- to the queue and zeroes them. fillfactor leaves room for those updates to stay HOT.
+CREATE TABLE IF NOT EXISTS countercache.slot (
+    counter_id  integer  NOT NULL,
+    target_id   bigint,
+    target_uuid uuid,
+    slot        smallint NOT NULL,
+    n           bigint   NOT NULL,
+    CONSTRAINT slot_key UNIQUE NULLS NOT DISTINCT (counter_id, target_id, target_uuid, slot)
+) WITH (fillfactor = 50);
+
 -- Deltas that cannot be applied (the new value overflows the column, breaks a CHECK constraint, fails a trigger of
 -- the target table): parked here with the error instead of blocking the queue. Nothing is dropped silently.
 CREATE TABLE IF NOT EXISTS countercache.dead_letter (
@@ -136,7 +170,8 @@ END
 $fn$;
 
 -- The query that compares a counter with a recount of its source, for the keys in ($1, $2] ($1 or $2 NULL: open),
--- $3 the counter's id: CTEs r (the recount), t (the column), p (queued, dead-lettered and orphaned deltas) and fix
+-- $3 the counter's id: CTEs r (the recount), t (the column), p (what is pending: queued in either queue, in slots,
+-- dead-lettered or orphaned) and fix
 -- (per key: exact, stored, pending and the difference d = exact - stored - pending). One statement, one snapshot.
 CREATE OR REPLACE FUNCTION countercache.drift_sql(c countercache.counter)
 RETURNS text
@@ -157,6 +192,10 @@ AS $fn$
            ), p AS (
                SELECT x.k, sum(x.delta) AS n FROM (
                    SELECT q.%10$I AS k, q.delta FROM countercache.delta q WHERE q.counter_id = $3
+                   UNION ALL
+                   SELECT q.%10$I, q.delta FROM countercache.delta_unlogged q WHERE q.counter_id = $3
+                   UNION ALL
+                   SELECT q.%10$I, q.n FROM countercache.slot q WHERE q.counter_id = $3
                    UNION ALL
                    SELECT q.%10$I, q.delta FROM countercache.dead_letter q WHERE q.counter_id = $3
                    UNION ALL
@@ -200,6 +239,7 @@ $fn$;
 -- A recount never writes a counter column and never locks a source or target row. In one statement, so in one
 -- snapshot S, it computes for every key k of the batch's range
 --     correction(k) = recount(S, k) - (column(S, k) + queue(S, k) + dead letters(S, k) + orphans(S, k))
+-- (queue: the logged and the unlogged queue and the slots, whatever the counter's strategy writes to)
 -- and queues the non-zero corrections as ordinary deltas. Every committed transaction changes a key's recount and
 -- its column + queue + dead letters + orphans by the same amount (writers through the capture triggers, target
 -- inserts and deletes through the target triggers; the rollup only moves amounts between the four), so the
@@ -339,11 +379,13 @@ $fn$;
 -- Checks a counter against the database, records it in the catalog and adds the counter column when it is missing.
 -- Returns true when the counter is new or its definition changed; a recount of it is then requested (see
 -- request_recount): the changelog runs it after the triggers are in place, in batches that writers never wait for.
+DROP FUNCTION IF EXISTS countercache.define_counter(integer, text, text, name, name, name, text, name, text, name,
+                                                    name, name, text, name, text);
 CREATE OR REPLACE FUNCTION countercache.define_counter(
     id integer, name text, declared_by text,
     target_schema name, target_table name, target_key name, key_type text, target_column name, column_type text,
     source_schema name, source_table name, source_fk name, condition text, sum_column name,
-    definition_hash text)
+    strategy text, slots integer, definition_hash text)
 RETURNS boolean
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -354,6 +396,14 @@ DECLARE
     old_hash text;
     probe refcursor;
 BEGIN
+    IF strategy IS NULL OR strategy NOT IN ('queue', 'unlogged', 'direct', 'slotted') THEN
+        PERFORM countercache.fail(d, format('strategy %L is unknown', strategy),
+            'use queue, unlogged, direct or slotted');
+    END IF;
+    IF (strategy = 'slotted') <> (slots BETWEEN 2 AND 1024) OR (strategy <> 'slotted' AND slots <> 0) THEN
+        PERFORM countercache.fail(d, format('slots = %s does not fit strategy %s', slots, strategy),
+            'give a slotted counter 2 to 1024 slots, and the other strategies 0');
+    END IF;
     IF to_regclass(format('%I.%I', target_schema, target_table)) IS NULL THEN
         PERFORM countercache.fail(d, format('target table %I.%I does not exist', target_schema, target_table),
             'apply the changelog that creates it before the countercache changelog');
@@ -419,22 +469,23 @@ BEGIN
     END IF;
     INSERT INTO countercache.counter AS k (id, name, declared_by, target_schema, target_table, target_key, key_type,
                                           target_column, source_schema, source_table, source_fk, condition,
-                                          sum_column, definition_hash)
+                                          sum_column, strategy, slots, definition_hash)
     VALUES (id, name, declared_by, target_schema, target_table, target_key, key_type,
-            target_column, source_schema, source_table, source_fk, condition, sum_column, definition_hash)
+            target_column, source_schema, source_table, source_fk, condition, sum_column, strategy, slots,
+            definition_hash)
     ON CONFLICT ON CONSTRAINT counter_pkey DO UPDATE
        SET name = excluded.name, declared_by = excluded.declared_by,
            target_schema = excluded.target_schema, target_table = excluded.target_table,
            target_key = excluded.target_key, key_type = excluded.key_type, target_column = excluded.target_column,
            source_schema = excluded.source_schema, source_table = excluded.source_table,
            source_fk = excluded.source_fk, condition = excluded.condition, sum_column = excluded.sum_column,
-           definition_hash = excluded.definition_hash, defined_at = now();
+           strategy = excluded.strategy, slots = excluded.slots, definition_hash = excluded.definition_hash, defined_at = now();
     PERFORM countercache.request_recount(define_counter.id);
     RETURN true;
 END
 $fn$;
 
--- Forgets every counter whose name is not in keep: its queued, dead-lettered and orphaned deltas, its recount, its
+-- Forgets every counter whose name is not in keep: its queued, slotted, dead-lettered and orphaned deltas, its recount, its
 -- catalog row, and the triggers of tables that no longer feed or hold any counter. Counter columns are left in place:
 -- dropping data is the user's call. Returns how many tables lost their triggers.
 CREATE OR REPLACE FUNCTION countercache.prune(keep text[])
@@ -455,6 +506,10 @@ BEGIN
         DELETE FROM countercache.orphan x USING gone WHERE x.counter_id = gone.id
     ), jobs AS (
         DELETE FROM countercache.recount_job x USING gone WHERE x.counter_id = gone.id
+    ), unlogged AS (
+        DELETE FROM countercache.delta_unlogged x USING gone WHERE x.counter_id = gone.id
+    ), slots AS (
+        DELETE FROM countercache.slot x USING gone WHERE x.counter_id = gone.id
     )
     DELETE FROM countercache.delta q USING gone WHERE q.counter_id = gone.id;
     -- every trigger of the library calls a function of this schema named capture_... (sources) or target_...
@@ -544,7 +599,7 @@ AS $fn$
         CASE WHEN with_keys THEN 'jsonb_agg(DISTINCT f.k) FILTER (WHERE f.applied)' ELSE 'NULL::jsonb' END)
 $fn$;
 
--- Applies at most max_deltas queued deltas and reports, per counter (in one or more rows), how many deltas it
+-- Applies at most max_deltas queued deltas of each queue (logged and unlogged) and reports, per counter (in one or more rows), how many deltas it
 -- consumed and, when with_keys, which targets it touched (target_ids for integer and bigint keys, target_uuids for
 -- uuid keys), so that a caller can lock and release cached copies of exactly those rows around the commit.
 --
@@ -595,18 +650,26 @@ BEGIN
         RAISE EXCEPTION 'countercache.rollup_report: max_deltas must be at least 1, got %', max_deltas
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    -- orphans whose target row exists again go back to the queue first, so that this round applies them
+    -- a crash that emptied the unlogged queue is noticed before anything is claimed
+    PERFORM countercache.check_unlogged_queue();
+    -- orphans whose target row exists again, and the slots' amounts, go to the queue first: this round applies them
     PERFORM countercache.adopt_orphans(max_deltas);
+    PERFORM countercache.flush_slots(max_deltas);
     WITH claimed AS (
         DELETE FROM countercache.delta q
          WHERE q.id = ANY (ARRAY(SELECT p.id FROM countercache.delta p ORDER BY p.id LIMIT max_deltas
+                                    FOR UPDATE SKIP LOCKED))
+        RETURNING q.*
+    ), claimed_unlogged AS (
+        DELETE FROM countercache.delta_unlogged q
+         WHERE q.id = ANY (ARRAY(SELECT p.id FROM countercache.delta_unlogged p ORDER BY p.id LIMIT max_deltas
                                     FOR UPDATE SKIP LOCKED))
         RETURNING q.*
     )
     SELECT array_agg(c.id), array_agg(c.counter_id), array_agg(c.target_id), array_agg(c.target_uuid),
            array_agg(c.delta), array_agg(c.enqueued_at)
       INTO ids, cids, tids, tuuids, deltas, ats
-      FROM claimed c;
+      FROM (SELECT * FROM claimed UNION ALL SELECT * FROM claimed_unlogged) c;
 
     -- deltas of counters that are no longer installed are consumed without effect
     SELECT coalesce(jsonb_agg(jsonb_build_object('c', g.c, 'n', g.n)), '[]') INTO part
@@ -701,6 +764,8 @@ BEGIN
                        SELECT DISTINCT q.counter_id FROM q
                         WHERE EXISTS (SELECT 1 FROM countercache.delta x
                                        WHERE x.counter_id = q.counter_id AND x.%1$I = q.k AND x.id < q.id)
+                           OR EXISTS (SELECT 1 FROM countercache.delta_unlogged x
+                                       WHERE x.counter_id = q.counter_id AND x.%1$I = q.k AND x.id < q.id)
                    ), requeued AS (
                        INSERT INTO countercache.delta (id, counter_id, %1$I, delta, enqueued_at) OVERRIDING SYSTEM VALUE
                        SELECT q.id, q.counter_id, q.k, q.delta, q.enqueued_at FROM q
@@ -791,6 +856,76 @@ BEGIN
 END
 $fn$;
 
+-- Notices that the unlogged queue was emptied behind the library's back (a crash or an immediate shutdown resets
+-- every unlogged table, and so unlogged_marker with it; so does promoting a standby) and asks for a recount of every
+-- counter of strategy 'unlogged', in the transaction that puts the marker back. Returns how many it asked for. The
+-- deltas the crash took belong to committed source rows, so the recount's correction puts them back (see
+-- recount_step); a counter that left the strategy since is recounted by its own change of definition.
+CREATE OR REPLACE FUNCTION countercache.check_unlogged_queue()
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    c integer;
+    n integer := 0;
+BEGIN
+    IF EXISTS (SELECT 1 FROM countercache.unlogged_marker) THEN
+        RETURN 0;
+    END IF;
+    LOCK TABLE countercache.unlogged_marker IN EXCLUSIVE MODE;   -- one rollup acts; the others wait, then see it
+    IF EXISTS (SELECT 1 FROM countercache.unlogged_marker) THEN
+        RETURN 0;
+    END IF;
+    FOR c IN SELECT k.id FROM countercache.counter k WHERE k.strategy = 'unlogged' ORDER BY k.id LOOP
+        PERFORM countercache.request_recount(c);
+        n := n + 1;
+    END LOOP;
+    INSERT INTO countercache.unlogged_marker DEFAULT VALUES;
+    IF n > 0 THEN
+        RAISE WARNING 'countercache: the unlogged queue was emptied (a crash, an immediate shutdown or a promoted standby); recounting its % counters', n
+            USING HINT = 'nothing to do: their values catch up once the recount ends';
+    END IF;
+    RETURN n;
+END
+$fn$;
+
+-- Moves the amounts of at most max_slots non-zero slots to the queue and zeroes the slots, skipping any slot a writer
+-- holds. The amount moved is the slot's latest committed value, read under its row lock, so none is lost or doubled.
+CREATE OR REPLACE FUNCTION countercache.flush_slots(max_slots integer)
+RETURNS bigint
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    WITH held AS (
+        SELECT s.ctid AS t, s.n FROM countercache.slot s WHERE s.n <> 0 LIMIT max_slots FOR UPDATE SKIP LOCKED
+    ), zeroed AS (
+        UPDATE countercache.slot s SET n = 0 FROM held h WHERE s.ctid = h.t
+        RETURNING s.counter_id, s.target_id, s.target_uuid, h.n
+    ), queued AS (
+        INSERT INTO countercache.delta (counter_id, target_id, target_uuid, delta)
+        SELECT z.counter_id, z.target_id, z.target_uuid, z.n FROM zeroed z
+        RETURNING 1
+    )
+    SELECT count(*) FROM queued
+$fn$;
+
+-- Deletes at most max_rows zeroed slots that no writer holds (a target's slots come back with its next writes), so
+-- the slot table holds the targets written lately, not every target ever written. Returns how many went.
+CREATE OR REPLACE FUNCTION countercache.prune_slots(max_rows integer DEFAULT 10000)
+RETURNS bigint
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    WITH gone AS (
+        DELETE FROM countercache.slot s
+         WHERE s.ctid = ANY (ARRAY(SELECT x.ctid FROM countercache.slot x WHERE x.n = 0 LIMIT max_rows
+                                      FOR UPDATE SKIP LOCKED))
+        RETURNING 1
+    )
+    SELECT count(*) FROM gone
+$fn$;
+
 -- Applies at most max_deltas queued deltas and returns how many it consumed (0 when there is nothing to do).
 CREATE OR REPLACE FUNCTION countercache.rollup(max_deltas integer DEFAULT 10000)
 RETURNS bigint
@@ -800,16 +935,18 @@ AS $fn$
     SELECT coalesce(sum(r.consumed), 0)::bigint FROM countercache.rollup_report(max_deltas, false) r
 $fn$;
 
--- The state of the queue, for workers, health checks and tools: deltas waiting, the age of the oldest (0 when the
--- queue is empty), and dead letters.
+-- The state of the queue, for workers, health checks and tools: deltas waiting (in either queue, and non-zero
+-- slots), the age of the oldest queued delta (0 when the queues are empty), and dead letters.
 CREATE OR REPLACE FUNCTION countercache.queue_state()
 RETURNS TABLE (depth bigint, oldest_seconds double precision, dead_letters bigint)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT count(*), coalesce(extract(epoch FROM now() - min(q.enqueued_at)), 0)::double precision,
+    SELECT count(*) + (SELECT count(*) FROM countercache.slot s WHERE s.n <> 0),
+           coalesce(extract(epoch FROM now() - min(q.enqueued_at)), 0)::double precision,
            (SELECT count(*) FROM countercache.dead_letter)
-      FROM countercache.delta q
+      FROM (SELECT d.enqueued_at FROM countercache.delta d
+            UNION ALL SELECT u.enqueued_at FROM countercache.delta_unlogged u) q
 $fn$;
 
 -- Limit counters (Cybertec's "concurrent counting"): at most N admissions per key per period, exactly, under any

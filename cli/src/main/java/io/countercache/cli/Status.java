@@ -38,7 +38,10 @@ final class Status implements Callable<Integer> {
               FROM countercache.counter k
               LEFT JOIN (SELECT counter_id, count(*) AS n,
                                 extract(epoch FROM now() - min(enqueued_at))::float8 AS oldest
-                           FROM countercache.delta GROUP BY counter_id) q ON q.counter_id = k.id
+                           FROM (SELECT counter_id, enqueued_at FROM countercache.delta
+                                 UNION ALL SELECT counter_id, enqueued_at FROM countercache.delta_unlogged
+                                 UNION ALL SELECT counter_id, NULL FROM countercache.slot WHERE n <> 0) p
+                          GROUP BY counter_id) q ON q.counter_id = k.id
               LEFT JOIN (SELECT counter_id, count(*) AS n FROM countercache.dead_letter GROUP BY counter_id) d
                      ON d.counter_id = k.id
               LEFT JOIN countercache.recount_job j ON j.counter_id = k.id

@@ -1,6 +1,7 @@
 package io.countercache.internal;
 
 import io.countercache.CounterCacheException;
+import io.countercache.Strategy;
 import io.countercache.spi.CounterDefinition;
 import io.countercache.spi.Installation.Unit;
 import io.countercache.spi.LimitDefinition;
@@ -14,6 +15,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -201,15 +203,16 @@ public final class InstallSql {
         }
         String fn = "countercache." + ident(triggerFunction("capture_", source));
         String truncated = "TRUNCATE of " + source;
-        String body = "#variable_conflict use_column\nBEGIN\n"
-                + "    IF TG_OP = 'INSERT' THEN\n" + enqueue(defs, NEW_ROWS, null)
-                + "    ELSIF TG_OP = 'DELETE' THEN\n" + enqueue(defs, null, OLD_ROWS)
-                + "    ELSIF TG_OP = 'UPDATE' THEN\n" + enqueue(defs, NEW_ROWS, OLD_ROWS)
+        boolean slotted = defs.stream().anyMatch(c -> c.strategy() == Strategy.SLOTTED);
+        String body = "#variable_conflict use_column\n" + (slotted ? "DECLARE\n    r record;\n" : "") + "BEGIN\n"
+                + "    IF TG_OP = 'INSERT' THEN\n" + capture(defs, NEW_ROWS, null)
+                + "    ELSIF TG_OP = 'DELETE' THEN\n" + capture(defs, null, OLD_ROWS)
+                + "    ELSIF TG_OP = 'UPDATE' THEN\n" + capture(defs, NEW_ROWS, OLD_ROWS)
                 + "    ELSIF TG_OP = 'TRUNCATE' THEN\n"
                 + "        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted\n"
                 + "        PERFORM countercache.require_read_committed(" + literal(truncated) + ",\n"
                 + "            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');\n"
-                + enqueue(defs, null, source.sql())
+                + capture(defs, null, source.sql())
                 + "    END IF;\n    RETURN NULL;\nEND\n";
         sql.append(triggerFunctionSql(fn, "capture", source, body));
         sql.append(trigger(SOURCE_TRIGGERS.get(0), "AFTER INSERT", "REFERENCING NEW TABLE AS " + NEW_ROWS, source, fn));
@@ -297,36 +300,111 @@ public final class InstallSql {
                 + "    source_schema => " + literal(c.source().schema()) + ", source_table => " + literal(c.source().table())
                 + ", source_fk => " + literal(c.sourceFk()) + ",\n"
                 + "    condition => " + literal(c.condition()) + ", sum_column => " + literal(c.sumColumn()) + ",\n"
+                + "    strategy => " + literal(c.strategy().sqlName()) + ", slots => " + c.slots() + ",\n"
                 + "    definition_hash => " + literal(c.definitionHash()) + ");\n";
     }
 
     /**
-     * One INSERT per key type into the queue: every counter's contribution from the added rows and the removed rows
-     * (subtracted; a transition table, or the source table itself before a TRUNCATE), summed per counter and target, so a bulk statement yields one delta per target and an update that
-     * changes nothing relevant yields none.
+     * What each counter's strategy does with the rows a statement added and removed (subtracted; a transition table,
+     * or the source table itself before a TRUNCATE). Every strategy first sums the contributions per counter and
+     * target, so a bulk statement yields one change per target and an update that changes nothing relevant none.
      */
-    private static String enqueue(List<CounterDefinition> defs, String added, String removed) {
+    private static String capture(List<CounterDefinition> defs, String added, String removed) {
+        Map<Strategy, List<CounterDefinition>> byStrategy = new EnumMap<>(Strategy.class);
+        for (CounterDefinition c : defs) {
+            byStrategy.computeIfAbsent(c.strategy(), k -> new ArrayList<>()).add(c);
+        }
+        StringBuilder out = new StringBuilder();
+        byStrategy.forEach((strategy, group) -> out.append(switch (strategy) {
+            case QUEUE -> enqueue("countercache.delta", group, added, removed);
+            case UNLOGGED -> enqueue("countercache.delta_unlogged", group, added, removed);
+            case DIRECT -> direct(group, added, removed);
+            case SLOTTED -> slotted(group, added, removed);
+            case DEFAULT -> throw new IllegalArgumentException("Strategy.DEFAULT is resolved before installing");
+        }));
+        return out.toString();
+    }
+
+    /** Queue and unlogged queue: one INSERT per key type into the queue table. */
+    private static String enqueue(String queue, List<CounterDefinition> defs, String added, String removed) {
         StringBuilder out = new StringBuilder();
         Map<String, List<CounterDefinition>> byQueueColumn = new TreeMap<>();
         for (CounterDefinition c : defs) {
             byQueueColumn.computeIfAbsent(c.keyType().queueColumn(), k -> new ArrayList<>()).add(c);
         }
-        byQueueColumn.forEach((queueColumn, group) -> {
-            List<String> parts = new ArrayList<>();
-            for (CounterDefinition c : group) {
-                if (added != null) {
-                    parts.add(contribution(c, added, ""));
-                }
-                if (removed != null) {
-                    parts.add(contribution(c, removed, "-"));
-                }
+        byQueueColumn.forEach((queueColumn, group) -> out.append("        INSERT INTO ").append(queue)
+                .append(" (counter_id, ").append(queueColumn).append(", delta)\n        ")
+                .append(deltas(group, added, removed)).append(";\n"));
+        return out.toString();
+    }
+
+    /**
+     * Direct: one UPDATE per target table adds each counter's sum to its column in the writer's transaction; sums for
+     * keys no target row has are kept as orphans (as the rollup would), so nothing is lost.
+     */
+    private static String direct(List<CounterDefinition> defs, String added, String removed) {
+        Map<TableName, List<CounterDefinition>> byTarget = new TreeMap<>();
+        for (CounterDefinition c : defs) {
+            byTarget.computeIfAbsent(c.target(), k -> new ArrayList<>()).add(c);
+        }
+        StringBuilder out = new StringBuilder();
+        byTarget.forEach((target, group) -> {
+            String key = ident(group.get(0).targetKey());
+            List<String> sums = new ArrayList<>();
+            List<String> sets = new ArrayList<>();
+            for (int i = 0; i < group.size(); i++) {
+                CounterDefinition c = group.get(i);
+                sums.add("sum(s.d) FILTER (WHERE s.c = " + c.id() + ") AS d" + i);
+                sets.add(ident(c.column()) + " = coalesce(t." + ident(c.column()) + ", 0) + coalesce(w.d" + i + ", 0)");
             }
-            out.append("        INSERT INTO countercache.delta (counter_id, ").append(queueColumn).append(", delta)\n")
-                    .append("        SELECT c, k, sum(d) FROM (\n            ")
-                    .append(String.join("\n            UNION ALL\n            ", parts))
-                    .append("\n        ) s GROUP BY c, k HAVING sum(d) <> 0;\n");
+            out.append("        WITH s AS (\n            ").append(deltas(group, added, removed))
+                    .append("\n        ), w AS (\n            SELECT s.k, ").append(String.join(", ", sums))
+                    .append(" FROM s GROUP BY s.k\n        ), u AS (\n            UPDATE ").append(target.sql())
+                    .append(" t SET ").append(String.join(", ", sets)).append("\n              FROM w WHERE t.")
+                    .append(key).append(" = w.k RETURNING t.").append(key).append(" AS k\n        )\n")
+                    .append("        INSERT INTO countercache.orphan (counter_id, ").append(group.get(0).keyType().queueColumn())
+                    .append(", delta, enqueued_at)\n")
+                    .append("        SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);\n");
         });
         return out.toString();
+    }
+
+    /**
+     * Slotted: per counter and target, add the sum to a slot row no other transaction holds (FOR UPDATE SKIP LOCKED),
+     * else upsert a random one of the counter's slots (which may wait for its holder). Targets in key order, so two
+     * writers that must wait for each other's slots wait in the same order.
+     */
+    private static String slotted(List<CounterDefinition> defs, String added, String removed) {
+        StringBuilder out = new StringBuilder();
+        for (CounterDefinition c : defs) {
+            String kc = c.keyType().queueColumn();
+            out.append("        FOR r IN ").append(deltas(List.of(c), added, removed)).append(" ORDER BY k LOOP\n")
+                    .append("            UPDATE countercache.slot s SET n = s.n + r.d\n")
+                    .append("             WHERE s.ctid = (SELECT x.ctid FROM countercache.slot x WHERE x.counter_id = ")
+                    .append(c.id()).append(" AND x.").append(kc).append(" = r.k LIMIT 1 FOR UPDATE SKIP LOCKED);\n")
+                    .append("            IF NOT FOUND THEN\n")
+                    .append("                INSERT INTO countercache.slot AS s (counter_id, ").append(kc).append(", slot, n)\n")
+                    .append("                VALUES (").append(c.id()).append(", r.k, floor(random() * ").append(c.slots())
+                    .append(")::smallint, r.d)\n")
+                    .append("                ON CONFLICT ON CONSTRAINT slot_key DO UPDATE SET n = s.n + excluded.n;\n")
+                    .append("            END IF;\n        END LOOP;\n");
+        }
+        return out.toString();
+    }
+
+    /** Each counter's contributions from the added rows and the removed rows, summed per counter (c) and target (k). */
+    private static String deltas(List<CounterDefinition> defs, String added, String removed) {
+        List<String> parts = new ArrayList<>();
+        for (CounterDefinition c : defs) {
+            if (added != null) {
+                parts.add(contribution(c, added, ""));
+            }
+            if (removed != null) {
+                parts.add(contribution(c, removed, "-"));
+            }
+        }
+        return "SELECT c, k, sum(d) AS d FROM (\n            " + String.join("\n            UNION ALL\n            ", parts)
+                + "\n        ) s GROUP BY c, k HAVING sum(d) <> 0";
     }
 
     private static String contribution(CounterDefinition c, String rows, String sign) {

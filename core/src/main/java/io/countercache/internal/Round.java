@@ -29,7 +29,7 @@ public final class Round {
             + " FROM countercache.rollup_report(?, ?) r";
     private static final String RECOUNT_STEP = "SELECT s.targets FROM (SELECT j.counter_id FROM countercache.recount_job j"
             + " ORDER BY j.requested_at, j.counter_id LIMIT 1) j, countercache.recount_step(j.counter_id, ?) s";
-    private static final String PRUNE_LIMITS = "SELECT countercache.prune_limit_usage(?)";
+    private static final String PRUNE = "SELECT countercache.prune_limit_usage(?), countercache.prune_slots(?)";
     private static final long PRUNE_EVERY_NANOS = 60_000_000_000L;
     private static final String QUEUE = "SELECT q.depth, q.oldest_seconds, q.dead_letters FROM countercache.queue_state() q";
 
@@ -104,14 +104,15 @@ public final class Round {
 
     /**
      * What a worker does once the queue has caught up, in auto-commit: once a minute, delete the counts of limit
-     * periods past their retention; then one batch of the oldest requested recount. Returns whether a recount
+     * periods past their retention and zeroed slots; then one batch of the oldest requested recount. Returns whether a recount
      * advanced (another session may hold that counter's recount, then nothing advances).
      */
     public boolean maintenance(Connection c) throws SQLException {
         c.setAutoCommit(true);
         if (System.nanoTime() - limitsPrunedAt >= PRUNE_EVERY_NANOS) {
-            try (PreparedStatement ps = c.prepareStatement(PRUNE_LIMITS)) {
+            try (PreparedStatement ps = c.prepareStatement(PRUNE)) {
                 ps.setInt(1, batchSize);
+                ps.setInt(2, batchSize);
                 ps.execute();
             }
             limitsPrunedAt = System.nanoTime();

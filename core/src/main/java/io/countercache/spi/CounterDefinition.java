@@ -1,6 +1,7 @@
 package io.countercache.spi;
 
 import io.countercache.CounterCacheException;
+import io.countercache.Strategy;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -24,10 +25,22 @@ import java.util.zip.CRC32;
  * @param condition   a boolean SQL expression over the source's columns, or {@code null} for every row; PostgreSQL
  *                    judges it when the counter is installed (one expression, boolean, over the source table)
  * @param sumColumn   the source column to add up, or {@code null} to count rows
+ * @param strategy    how writes reach the column (never {@link Strategy#DEFAULT}: the integration resolves it)
+ * @param slots       for {@link Strategy#SLOTTED}, the number of slot rows per target (2 to 1024); 0 otherwise
  */
 public record CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType,
                                 String column, String columnType, TableName source, String sourceFk,
-                                String condition, String sumColumn) {
+                                String condition, String sumColumn, Strategy strategy, int slots) {
+
+    /** The most slot rows a slotted counter may spread one target over. */
+    public static final int MAX_SLOTS = 1024;
+
+    /** A counter of the default strategy, {@link Strategy#QUEUE}. */
+    public CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType, String column,
+                             String columnType, TableName source, String sourceFk, String condition, String sumColumn) {
+        this(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk, condition, sumColumn,
+                Strategy.QUEUE, 0);
+    }
 
     public CounterDefinition {
         Objects.requireNonNull(declaredBy, "declaredBy");
@@ -44,10 +57,26 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         if (sumColumn != null && sumColumn.isBlank()) {
             sumColumn = null;
         }
+        Objects.requireNonNull(strategy, "strategy");
+        if (strategy == Strategy.DEFAULT) {
+            throw new IllegalArgumentException(declaredBy + ": resolve Strategy.DEFAULT before defining the counter");
+        }
+        if (strategy != Strategy.SLOTTED) {
+            slots = 0;
+        } else if (slots < 2 || slots > MAX_SLOTS) {
+            throw new CounterCacheException("@CounterCache on " + declaredBy + ": slots = " + slots
+                    + " must be between 2 and " + MAX_SLOTS + " for strategy SLOTTED");
+        }
         if (!columnType.equals("bigint") && !columnType.equals("integer")) {
             throw new CounterCacheException("@CounterCache on " + declaredBy + ": column type " + columnType
                     + " is not supported; declare the field as long or int");
         }
+    }
+
+    /** This counter with another strategy (and slot count, for {@link Strategy#SLOTTED}). */
+    public CounterDefinition withStrategy(Strategy strategy, int slots) {
+        return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
+                condition, sumColumn, strategy, slots);
     }
 
     /** The counter's unique name: the qualified counter column, {@code public.blog_article.total_comments}. */
@@ -63,10 +92,16 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         return id == 0 ? 1 : id;
     }
 
-    /** A digest of everything that decides the counter's value; a change means it must be recounted. */
+    /**
+     * A digest of everything that decides the counter's value and how it is kept; a change means it must be
+     * recounted (a change of strategy too: a crash may have emptied an unlogged queue just before).
+     */
     public String definitionHash() {
         String canonical = String.join("\u0001", target.schema(), target.table(), targetKey, keyType.sqlName(),
                 column, source.schema(), source.table(), sourceFk, String.valueOf(condition), String.valueOf(sumColumn));
+        if (strategy != Strategy.QUEUE) {   // a queue counter keeps the digest it had before strategies existed
+            canonical += "\u0001" + strategy.sqlName() + "\u0001" + slots;
+        }
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest, 0, 12);

@@ -15,6 +15,13 @@ public final class CounterCacheSettings {
     public static final String VALIDATION = "countercache.validation";
 
     /**
+     * The strategy of every {@code @CounterCache} that does not name one: {@code queue}, {@code unlogged},
+     * {@code direct} or {@code slotted} (see {@link io.countercache.Strategy}). Read when the changelog is generated
+     * and when Hibernate boots, so pass it to both. Default: {@code queue}.
+     */
+    public static final String STRATEGY = "countercache.strategy";
+
+    /**
      * Run rollup workers inside the application, on Hibernate's own connections, started when the SessionFactory is
      * created and stopped when it closes. Default: {@code false} (run the worker elsewhere: another service, or
      * {@code io.countercache.RollupWorker} on a DataSource of your own).

@@ -1,6 +1,7 @@
 package io.countercache.hibernate;
 
 import io.countercache.CounterCache;
+import io.countercache.Strategy;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 
@@ -18,4 +19,7 @@ public class Broken {
 
     @CounterCache(source = String.class, via = "post")
     long notAnEntity;
+
+    @CounterCache(source = Remark.class, via = "post", strategy = Strategy.SLOTTED, slots = 1)
+    long tooFewSlots;
 }

@@ -2,6 +2,7 @@ package io.countercache.hibernate;
 
 import io.countercache.hibernate.spi.EntityModel;
 import io.countercache.CounterCacheException;
+import io.countercache.Strategy;
 import io.countercache.spi.CounterDefinition;
 import io.countercache.spi.KeyType;
 import org.junit.jupiter.api.Test;
@@ -11,6 +12,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 class CounterModelTest {
 
@@ -39,10 +41,25 @@ class CounterModelTest {
     }
 
     @Test
+    void aCounterTakesItsOwnStrategyElseTheSetting() {
+        assertThat(EntityModel.counters(List.of(Post.class, Remark.class), Map.of()))
+                .extracting(CounterDefinition::strategy, CounterDefinition::slots)
+                .containsExactly(tuple(Strategy.QUEUE, 0), tuple(Strategy.SLOTTED, 8), tuple(Strategy.QUEUE, 0));
+        assertThat(EntityModel.counters(List.of(Post.class, Remark.class), Map.of("countercache.strategy", "Direct")))
+                .extracting(CounterDefinition::strategy)
+                .containsExactly(Strategy.DIRECT, Strategy.SLOTTED, Strategy.DIRECT);
+        assertThatThrownBy(() -> EntityModel.counters(List.of(Post.class, Remark.class),
+                Map.of("countercache.strategy", "fast")))
+                .hasMessage("setting countercache.strategy = \"fast\" must be queue, unlogged, direct or slotted");
+    }
+
+    @Test
     void everyBadDeclarationIsReportedWithTheFieldAndTheFix() {
         assertThatThrownBy(() -> EntityModel.counters(List.of(Post.class, Remark.class, Broken.class), Map.of()))
                 .isInstanceOf(CounterCacheException.class)
-                .hasMessageContaining("3 @CounterCache problems")
+                .hasMessageContaining("4 @CounterCache problems")
+                .hasMessageContaining("@CounterCache on Broken.tooFewSlots: slots = 1 must be between 2 and 1024 for"
+                        + " strategy SLOTTED")
                 .hasMessageContaining("@CounterCache on Broken.badVia: via = \"article\" is not a many-to-one of Remark"
                         + " pointing to Broken; Remark has none")
                 .hasMessageContaining("@CounterCache on Broken.notANumber: the field is String; declare it as long or int")

@@ -1,6 +1,7 @@
 package io.countercache.hibernate;
 
 import io.countercache.CounterCache;
+import io.countercache.Strategy;
 import jakarta.persistence.Cacheable;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
@@ -25,6 +26,6 @@ public class Post {
     @CounterCache(source = Remark.class, via = "post", where = "status = 'visible'")
     int visibleRemarks;
 
-    @CounterCache(source = Remark.class, via = "post", sum = "score")
+    @CounterCache(source = Remark.class, via = "post", sum = "score", strategy = Strategy.SLOTTED, slots = 8)
     long totalScore;
 }

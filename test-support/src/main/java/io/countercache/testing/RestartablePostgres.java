@@ -39,8 +39,9 @@ public final class RestartablePostgres implements AutoCloseable {
 
     private EmbeddedPostgres.Builder builder() {
         // not "clean": that would delete the data directory when the server stops
+        // synchronous_commit on: a commit the client saw survives an immediate stop (the embedded default is off)
         EmbeddedPostgres.Builder b = EmbeddedPostgres.builder().setDataDirectory(dataDirectory)
-                .setCleanDataDirectory(false).setServerConfig("fsync", "off");
+                .setCleanDataDirectory(false).setServerConfig("fsync", "off").setServerConfig("synchronous_commit", "on");
         return port == 0 ? b : b.setPort(port);
     }
 
@@ -60,6 +61,33 @@ public final class RestartablePostgres implements AutoCloseable {
             server = null;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot stop embedded PostgreSQL", e);
+        }
+    }
+
+    /**
+     * Stops the server as a crash would: an immediate shutdown (SIGQUIT to the postmaster), no checkpoint, sessions
+     * cut off mid-statement. The next start runs crash recovery, which empties every unlogged table.
+     */
+    public synchronized void immediateStop() {
+        try {
+            long pid = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
+            ProcessHandle postmaster = ProcessHandle.of(pid)
+                    .orElseThrow(() -> new IllegalStateException("no postmaster with pid " + pid));
+            Process kill = new ProcessBuilder("kill", "-QUIT", Long.toString(pid)).inheritIO().start();
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -QUIT " + pid + " failed");
+            }
+            postmaster.onExit().get(60, java.util.concurrent.TimeUnit.SECONDS);
+            try {
+                server.close();   // finds no server to stop, and releases the data directory's lock
+            } catch (IOException | RuntimeException e) {
+                // expected: the server is already gone
+            }
+            server = null;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot stop embedded PostgreSQL", e);
+        } catch (Exception e) {
+            throw new IllegalStateException("immediate stop of embedded PostgreSQL failed", e);
         }
     }
 

@@ -3,6 +3,8 @@ package io.countercache.hibernate.internal;
 import io.countercache.CounterCache;
 import io.countercache.CounterCacheException;
 import io.countercache.CounterLimit;
+import io.countercache.Strategy;
+import io.countercache.hibernate.CounterCacheSettings;
 import io.countercache.spi.LimitDefinition;
 import io.countercache.spi.CounterDefinition;
 import io.countercache.spi.KeyType;
@@ -78,10 +80,14 @@ public final class CounterModel {
     static List<Declared> read(Metadata metadata) {
         List<Declared> declared = new ArrayList<>();
         List<String> problems = new ArrayList<>();
+        Object configured = metadata.getDatabase().getServiceRegistry().requireService(ConfigurationService.class)
+                .getSettings().get(CounterCacheSettings.STRATEGY);
+        Strategy strategy = configured == null ? Strategy.QUEUE
+                : Strategy.of(configured.toString(), "setting " + CounterCacheSettings.STRATEGY);
         for (PersistentClass target : metadata.getEntityBindings()) {
             for (Field field : counterFields(target)) {
                 try {
-                    declared.add(declare(metadata, target, field, field.getAnnotation(CounterCache.class)));
+                    declared.add(declare(metadata, target, field, field.getAnnotation(CounterCache.class), strategy));
                 } catch (CounterCacheException e) {
                     problems.add(e.getMessage());
                 }
@@ -137,8 +143,14 @@ public final class CounterModel {
         return fields;
     }
 
-    private static Declared declare(Metadata metadata, PersistentClass target, Field field, CounterCache cc) {
+    private static Declared declare(Metadata metadata, PersistentClass target, Field field, CounterCache cc,
+                                    Strategy defaultStrategy) {
         String who = simpleName(target) + "." + field.getName();
+        Strategy strategy = cc.strategy() == Strategy.DEFAULT ? defaultStrategy : cc.strategy();
+        if (strategy == Strategy.SLOTTED && (cc.slots() < 2 || cc.slots() > CounterDefinition.MAX_SLOTS)) {
+            throw fail(who, "slots = " + cc.slots() + " must be between 2 and " + CounterDefinition.MAX_SLOTS
+                    + " for strategy SLOTTED");
+        }
         String columnType = columnType(field.getType());
         if (columnType == null) {
             throw fail(who, "the field is " + field.getType().getSimpleName() + "; declare it as long or int");
@@ -175,7 +187,8 @@ public final class CounterModel {
                 columnName(target.getIdentifier().getColumns().get(0)), keyType,
                 columnName(singleColumn(who, counter)), columnType, sourceTable, columnName(fk),
                 cc.where().isBlank() ? null : cc.where().trim(),
-                cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim())), target, counter);
+                cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim()),
+                strategy, cc.slots()), target, counter);
     }
 
     private static Column viaColumn(String who, PersistentClass source, PersistentClass target, String via) {
