@@ -65,6 +65,26 @@ class StrategiesIT {
     }
 
     @Test
+    void aSlottedWriterThatFindsEverySlotHeldQueuesItsDeltaInsteadOfWaiting() throws Exception {
+        schema(Strategy.SLOTTED);
+        List<Session> holders = List.of(sessions.open("a"), sessions.open("b"), sessions.open("c"), sessions.open("d"));
+        for (Session h : holders) {
+            h.run("BEGIN; " + comment(1));             // each finds every slot held (or none) and opens another
+        }
+        Session late = sessions.open("late");
+        late.run(comment(1));                          // all four held: fails if it waits for one
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.delta WHERE counter_id = "
+                + BlogSchema.ARTICLE_COMMENTS.id())).as("the late writer's delta, queued").isEqualTo(1);
+        for (Session h : holders) {
+            h.run("COMMIT");
+        }
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.slot WHERE counter_id = "
+                + BlogSchema.ARTICLE_COMMENTS.id())).as("slots opened, one per holder").isEqualTo(4);
+        assertExact();
+        assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE id = 1")).isEqualTo(5);
+    }
+
+    @Test
     void aSlottedCounterReadsExactWhileItsAmountsSitInSlots() throws Exception {
         schema(Strategy.SLOTTED);
         db.execute(comment(1) + ";" + comment(1) + ";" + comment(2));

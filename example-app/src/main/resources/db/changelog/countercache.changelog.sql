@@ -899,22 +899,34 @@ $fn$;
 
 -- Moves the amounts of at most max_slots non-zero slots to the queue and zeroes the slots, skipping any slot a writer
 -- holds. The amount moved is the slot's latest committed value, read under its row lock, so none is lost or doubled.
+-- Two statements: the lock returns each row's latest version, which the locking statement's own snapshot may not see
+-- (a writer's update committed since it began); the next statement's snapshot does.
 CREATE OR REPLACE FUNCTION countercache.flush_slots(max_slots integer)
 RETURNS bigint
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    WITH held AS (
-        SELECT s.ctid AS t, s.n FROM countercache.slot s WHERE s.n <> 0 LIMIT max_slots FOR UPDATE SKIP LOCKED
-    ), zeroed AS (
-        UPDATE countercache.slot s SET n = 0 FROM held h WHERE s.ctid = h.t
+DECLARE
+    rows tid[];
+    amounts bigint[];
+    moved bigint;
+BEGIN
+    SELECT array_agg(l.t), array_agg(l.n) INTO rows, amounts
+      FROM (SELECT s.ctid AS t, s.n FROM countercache.slot s WHERE s.n <> 0 LIMIT max_slots FOR UPDATE SKIP LOCKED) l;
+    IF rows IS NULL THEN
+        RETURN 0;
+    END IF;
+    WITH zeroed AS (
+        UPDATE countercache.slot s SET n = 0 FROM unnest(rows, amounts) AS h(t, n) WHERE s.ctid = h.t
         RETURNING s.counter_id, s.target_id, s.target_uuid, h.n
     ), queued AS (
         INSERT INTO countercache.delta (counter_id, target_id, target_uuid, delta)
         SELECT z.counter_id, z.target_id, z.target_uuid, z.n FROM zeroed z
         RETURNING 1
     )
-    SELECT count(*) FROM queued
+    SELECT count(*) INTO moved FROM queued;
+    RETURN moved;
+END
 $fn$;
 
 -- Deletes at most max_rows zeroed slots that no writer holds (a target's slots come back with its next writes), so
@@ -1224,7 +1236,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_version()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'e11f405ce4208c78' $fn$;
+AS $fn$ SELECT 'b74422189d7e73fa' $fn$;
 
 -- changeset countercache:countercache-source-public.blog_comment runOnChange:true splitStatements:false
 -- comment: counters fed by public.blog_comment: Article.totalComments, Article.totalPublicComments, User.totalPublicComments

@@ -18,6 +18,9 @@ import static io.countercache.benchmarks.Variant.DEPESZ;
 import static io.countercache.benchmarks.Variant.DIRECT;
 import static io.countercache.benchmarks.Variant.DJANGO;
 import static io.countercache.benchmarks.Variant.LIBRARY;
+import static io.countercache.benchmarks.Variant.LIBRARY_DIRECT;
+import static io.countercache.benchmarks.Variant.LIBRARY_SLOTTED;
+import static io.countercache.benchmarks.Variant.LIBRARY_UNLOGGED;
 
 /** The scenarios of the suite; each returns its measurements keyed by variant, in the order they were run. */
 final class Scenarios {
@@ -48,7 +51,7 @@ final class Scenarios {
     /** 1. Sixteen clients insert comments on one article; each transaction holds for {@code holdMillis} before commit. */
     Map<Variant, Clients.Result> hotRow(int holdMillis) throws Exception {
         Map<Variant, Clients.Result> results = new LinkedHashMap<>();
-        for (Variant v : List.of(BARE, DIRECT, DEPESZ, DJANGO, LIBRARY)) {
+        for (Variant v : List.of(BARE, DIRECT, DEPESZ, DJANGO, LIBRARY, LIBRARY_UNLOGGED, LIBRARY_SLOTTED, LIBRARY_DIRECT)) {
             try (Server.Db db = server.newDatabase("hot_" + v.label())) {
                 try (Connection c = db.connect()) {
                     v.setUp(c, USERS, ARTICLES);
@@ -75,7 +78,7 @@ final class Scenarios {
     Map<Variant, Clients.Result> deadlocks() throws Exception {
         Map<Variant, Clients.Result> results = new LinkedHashMap<>();
         long transactions = quick ? 1_000 : 10_000;
-        for (Variant v : List.of(DIRECT, DJANGO, LIBRARY)) {
+        for (Variant v : List.of(DIRECT, DJANGO, LIBRARY, LIBRARY_SLOTTED, LIBRARY_DIRECT)) {
             try (Server.Db db = server.newDatabase("deadlock_" + v.label())) {
                 try (Connection c = db.connect()) {
                     v.setUp(c, USERS, ARTICLES);
@@ -104,7 +107,7 @@ final class Scenarios {
     Map<String, Map<Variant, Clients.Result>> singleRowWrites() throws Exception {
         Map<String, Map<Variant, Clients.Result>> results = new LinkedHashMap<>();
         int seeded = 200_000;
-        for (Variant v : List.of(BARE, DIRECT, DJANGO, LIBRARY)) {
+        for (Variant v : List.of(BARE, DIRECT, DEPESZ, DJANGO, LIBRARY, LIBRARY_UNLOGGED, LIBRARY_SLOTTED, LIBRARY_DIRECT)) {
             try (Server.Db db = server.newDatabase("single_" + v.label())) {
                 try (Connection c = db.connect()) {
                     v.setUp(c, USERS, ARTICLES);
@@ -199,7 +202,7 @@ final class Scenarios {
     Map<Variant, double[]> bulk() throws Exception {
         int rows = quick ? 20_000 : 200_000;
         Map<Variant, double[]> results = new LinkedHashMap<>();
-        for (Variant v : List.of(BARE, DJANGO, LIBRARY)) {
+        for (Variant v : List.of(BARE, DEPESZ, DJANGO, LIBRARY, LIBRARY_UNLOGGED, LIBRARY_SLOTTED, LIBRARY_DIRECT)) {
             try (Server.Db db = server.newDatabase("bulk_" + v.label()); Connection c = db.connect()) {
                 v.setUp(c, USERS, ARTICLES);
                 try (Statement st = c.createStatement()) {
@@ -236,11 +239,11 @@ final class Scenarios {
         return quick ? 20_000 : 200_000;
     }
 
-    /** 5. Drain N queued deltas over M targets in batches of 10,000; deltas per second. */
-    Map<Variant, Double> rollup() throws Exception {
-        int deltas = rollupDeltas(), targets = deltas / 10;
+    /** 5. Drain N queued deltas, {@code fold} per target, in batches of 10,000; deltas per second. */
+    Map<Variant, Double> rollup(int fold) throws Exception {
+        int deltas = rollupDeltas(), targets = deltas / fold;
         Map<Variant, Double> results = new LinkedHashMap<>();
-        for (Variant v : List.of(DEPESZ, DJANGO, LIBRARY)) {
+        for (Variant v : List.of(DEPESZ, DJANGO, LIBRARY, LIBRARY_UNLOGGED)) {
             try (Server.Db db = server.newDatabase("rollup_" + v.label()); Connection c = db.connect()) {
                 v.setUp(c, 10, targets);
                 try (Statement st = c.createStatement()) {
@@ -248,11 +251,12 @@ final class Scenarios {
                     String queue = switch (v) {
                         case DEPESZ -> "counters_queue";
                         case DJANGO -> "counting_task";
+                        case LIBRARY_UNLOGGED -> "countercache.delta_unlogged";
                         default -> "countercache.delta";
                     };
                     // warm-up: fill and drain a tenth as much, untimed; then the measured run
-                    drain(db, st, v, queue, fill(v, g, deltas / 10));
-                    st.execute(fill(v, g, deltas));
+                    drain(db, st, v, queue, fill(v, queue, g, deltas / 10));
+                    st.execute(fill(v, queue, g, deltas));
                     st.execute("VACUUM ANALYZE");
                     double rate = deltas / drain(db, st, v, queue, null);
                     long sum = db.queryLong(v == DEPESZ ? "SELECT sum(current_value) FROM counters"
@@ -261,20 +265,20 @@ final class Scenarios {
                         throw new IllegalStateException(v + " rollup applied " + sum + " of " + (deltas + deltas / 10) + " deltas");
                     }
                     results.put(v, rate);
-                    log("  rollup %,d deltas over %,d targets, %-7s %,12.0f deltas/s", deltas, targets, v.label(), rate);
+                    log("  rollup %,d deltas over %,d targets, %-16s %,12.0f deltas/s", deltas, targets, v.label(), rate);
                 }
             }
         }
         return results;
     }
 
-    private static String fill(Variant v, String g, int deltas) {
+    private static String fill(Variant v, String queue, String g, int deltas) {
         return switch (v) {
             case DEPESZ -> "INSERT INTO counters_queue (counter_name, value_change) SELECT 'a' || (" + g
                     + "), 1 FROM generate_series(1, " + deltas + ") g";
             case DJANGO -> "INSERT INTO counting_task (table_name, row_id, name, value) SELECT 'blog_article', "
                     + g + ", 'total_public_comments', 1 FROM generate_series(1, " + deltas + ") g";
-            default -> "INSERT INTO countercache.delta (counter_id, target_id, delta) SELECT "
+            default -> "INSERT INTO " + queue + " (counter_id, target_id, delta) SELECT "
                     + Variant.COUNTERS.get(0).id() + ", " + g + ", 1 FROM generate_series(1, " + deltas + ") g";
         };
     }
@@ -389,15 +393,22 @@ final class Scenarios {
                     v.insertComment(c, 1 + r.nextInt(100), 1 + r.nextInt(100));
                     c.commit();
                 });
-                long queueBefore = v == LIBRARY ? db.queryLong("SELECT pg_total_relation_size('countercache.delta')") : 0;
+                String heap = "SELECT pg_relation_size('countercache.delta')";
+                String index = "SELECT pg_indexes_size('countercache.delta')";
+                long[] queue = new long[4];
                 if (v == LIBRARY) {
+                    queue[0] = db.queryLong(heap);
+                    queue[1] = db.queryLong(index);
                     RollupWorker.builder(db.dataSource()).build().drain();
+                    db.execute("VACUUM countercache.delta");
+                    queue[2] = db.queryLong(heap);
+                    queue[3] = db.queryLong(index);
                 }
                 long targets = db.queryLong("SELECT pg_total_relation_size('blog_article') + pg_total_relation_size('blog_user')");
-                long queueAfter = v == LIBRARY ? db.queryLong("SELECT pg_total_relation_size('countercache.delta')") : 0;
-                results.put(v, new long[]{targets, queueBefore, queueAfter});
-                log("  bloat after %,d changes, %-7s targets %,d kB, queue %,d kB before rollup, %,d kB after", changes,
-                        v.label(), targets / 1024, queueBefore / 1024, queueAfter / 1024);
+                results.put(v, new long[]{targets, queue[0], queue[1], queue[2], queue[3]});
+                log("  bloat after %,d changes, %-7s targets %,d kB, queue heap+index %,d+%,d kB before rollup,"
+                        + " %,d+%,d kB after drain and VACUUM", changes, v.label(), targets / 1024, queue[0] / 1024,
+                        queue[1] / 1024, queue[2] / 1024, queue[3] / 1024);
             }
         }
         return results;

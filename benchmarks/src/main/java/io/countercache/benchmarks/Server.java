@@ -28,9 +28,45 @@ final class Server implements Closeable {
         this.embedded = embedded;
     }
 
-    /** An embedded server with PostgreSQL's default settings (durable commits), as production runs. */
-    static Server embedded() throws IOException {
-        EmbeddedPostgres pg = EmbeddedPostgres.builder().setServerConfig("max_connections", "100").start();
+    /** The settings a run measures under. */
+    enum Profile {
+        /** PostgreSQL's defaults: every commit waits for its WAL to reach the disk, as production runs. */
+        DURABLE("durable", "benchmarks.md", "Durable profile: PostgreSQL's default `fsync` and `synchronous_commit`"
+                + " (on), what users run; a commit waits for the disk, so it shows what a write costs in practice."),
+        /** fsync and synchronous_commit off: nothing waits for the disk, so the CPU cost of each statement shows. */
+        CPU_BOUND("CPU-bound", "benchmarks-cpu.md", "CPU-bound profile: `fsync` and `synchronous_commit` off, so"
+                + " nothing waits for the disk and each statement's CPU cost shows (a commit costs microseconds)."),
+        /** A server of the user's own (--jdbc-url): its settings, whatever they are. */
+        EXTERNAL("external", "benchmarks.md", "A server given by --jdbc-url, with its own settings.");
+
+        private final String label;
+        private final String file;
+        private final String description;
+
+        Profile(String label, String file, String description) {
+            this.label = label;
+            this.file = file;
+            this.description = description;
+        }
+
+        String label() {
+            return label;
+        }
+
+        String file() {
+            return file;
+        }
+
+        String description() {
+            return description;
+        }
+    }
+
+    /** An embedded server in this profile (the embedded default, durability off, is overridden either way). */
+    static Server embedded(Profile profile) throws IOException {
+        String durable = profile == Profile.CPU_BOUND ? "off" : "on";
+        EmbeddedPostgres pg = EmbeddedPostgres.builder().setServerConfig("max_connections", "100")
+                .setServerConfig("fsync", durable).setServerConfig("synchronous_commit", durable).start();
         return new Server("jdbc:postgresql://localhost:" + pg.getPort() + "/", "postgres", "postgres", "postgres", pg);
     }
 
@@ -41,7 +77,7 @@ final class Server implements Closeable {
 
     /** A database of its own: created empty, dropped by {@link Db#close()}. */
     Db newDatabase(String label) throws SQLException {
-        String name = "bench_" + label + "_" + counter.incrementAndGet();
+        String name = "bench_" + label.replace('-', '_') + "_" + counter.incrementAndGet();
         try (Connection c = admin(); Statement st = c.createStatement()) {
             st.execute("DROP DATABASE IF EXISTS " + name);
             st.execute("CREATE DATABASE " + name);

@@ -1,5 +1,6 @@
 package io.countercache.benchmarks;
 
+import io.countercache.Strategy;
 import io.countercache.spi.CounterDefinition;
 import io.countercache.spi.Installation;
 import io.countercache.spi.KeyType;
@@ -21,12 +22,21 @@ enum Variant {
     BARE(null),
     /** Rails counter_cache / Django F(): UPDATE target SET n = n + 1 in the writer's transaction, from the client. */
     DIRECT(null),
-    /** depesz: the client inserts into counters_queue; apply_counter_queue() folds it. */
+    /**
+     * depesz's queue and apply_counter_queue(), fed by the row trigger a developer would write by hand (one INSERT of
+     * the comment's two counter changes; none for an update that changes nothing counted): the baseline to beat.
+     */
     DEPESZ("SELECT apply_counter_queue(%d)"),
     /** The Django article: row trigger into counting_task; counting_process_tasks() applies one UPDATE per group. */
     DJANGO("SELECT counting_process_tasks(%d)"),
-    /** countercache: statement-level capture triggers into countercache.delta; countercache.rollup(). */
-    LIBRARY("SELECT countercache.rollup(%d)");
+    /** countercache, strategy queue (the default): statement-level capture into countercache.delta; rollup. */
+    LIBRARY("SELECT countercache.rollup(%d)"),
+    /** countercache, strategy unlogged. */
+    LIBRARY_UNLOGGED("SELECT countercache.rollup(%d)"),
+    /** countercache, strategy slotted (16 slots). */
+    LIBRARY_SLOTTED("SELECT countercache.rollup(%d)"),
+    /** countercache, strategy direct: the capture updates the counters in the writer's transaction. */
+    LIBRARY_DIRECT("SELECT countercache.rollup(%d)");
 
     static final String TABLES = """
             CREATE TABLE blog_user (id bigint PRIMARY KEY, username text NOT NULL,
@@ -118,6 +128,29 @@ enum Variant {
             FOR EACH ROW EXECUTE PROCEDURE blog_comment_update_counters();
             """;
 
+    // The row trigger that feeds depesz's queue: written as a careful developer would, for every transition.
+    static final String DEPESZ_TRIGGER_SQL = """
+            CREATE FUNCTION counters_queue_capture() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP = 'UPDATE' AND OLD.publish_status = NEW.publish_status AND OLD.article_id = NEW.article_id
+                   AND OLD.creator_id = NEW.creator_id THEN
+                    RETURN NULL;
+                END IF;
+                IF TG_OP <> 'INSERT' AND OLD.publish_status = 'public' THEN
+                    INSERT INTO counters_queue (counter_name, value_change)
+                    VALUES ('a' || OLD.article_id, -1), ('u' || OLD.creator_id, -1);
+                END IF;
+                IF TG_OP <> 'DELETE' AND NEW.publish_status = 'public' THEN
+                    INSERT INTO counters_queue (counter_name, value_change)
+                    VALUES ('a' || NEW.article_id, 1), ('u' || NEW.creator_id, 1);
+                END IF;
+                RETURN NULL;
+            END
+            $$;
+            CREATE TRIGGER counters_queue_capture AFTER INSERT OR UPDATE OR DELETE ON blog_comment
+            FOR EACH ROW EXECUTE FUNCTION counters_queue_capture();
+            """;
+
     static final TableName COMMENT = new TableName("public", "blog_comment");
     static final List<CounterDefinition> COUNTERS = List.of(
             new CounterDefinition("Article.totalPublicComments", new TableName("public", "blog_article"), "id",
@@ -132,7 +165,22 @@ enum Variant {
     }
 
     String label() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+
+    /** The countercache strategy of a library variant, or null for the others. */
+    Strategy strategy() {
+        return switch (this) {
+            case LIBRARY -> Strategy.QUEUE;
+            case LIBRARY_UNLOGGED -> Strategy.UNLOGGED;
+            case LIBRARY_SLOTTED -> Strategy.SLOTTED;
+            case LIBRARY_DIRECT -> Strategy.DIRECT;
+            default -> null;
+        };
+    }
+
+    boolean isLibrary() {
+        return strategy() != null;
     }
 
     /** The statement that folds at most {@code batch} queued changes, or null for variants without a queue. */
@@ -150,23 +198,23 @@ enum Variant {
             switch (this) {
                 case DEPESZ -> {
                     st.execute(DEPESZ_SQL);
+                    st.execute(DEPESZ_TRIGGER_SQL);
                     st.execute("INSERT INTO counters SELECT 'a' || g FROM generate_series(1, " + articles + ") g");
                     st.execute("INSERT INTO counters SELECT 'u' || g FROM generate_series(1, " + users + ") g");
                 }
                 case DJANGO -> st.execute(DJANGO_SQL);
-                case LIBRARY -> {
-                    Installation.apply(c, Installation.units(COUNTERS));
-                }
                 default -> { }
+            }
+            if (isLibrary()) {
+                Installation.apply(c, Installation.units(COUNTERS.stream().map(d -> d.withStrategy(strategy(), 16)).toList()));
             }
             st.execute("VACUUM ANALYZE");
         }
     }
 
     /**
-     * What the client does besides its own write, for the variants whose counting lives in the client: DIRECT updates
-     * the counters, DEPESZ queues the changes. {@code sign} is +1 for a new public comment, -1 for one that stops
-     * counting.
+     * What the client does besides its own write, for the variant whose counting lives in the client: DIRECT updates
+     * the counters. {@code sign} is +1 for a new public comment, -1 for one that stops counting.
      */
     void clientSide(Connection c, long article, long user, int sign) throws SQLException {
         if (this == DIRECT) {
@@ -180,15 +228,6 @@ enum Variant {
                 u.setInt(1, sign);
                 u.setLong(2, user);
                 u.executeUpdate();
-            }
-        } else if (this == DEPESZ) {
-            try (PreparedStatement q = c.prepareStatement(
-                    "INSERT INTO counters_queue (counter_name, value_change) VALUES (?, ?), (?, ?)")) {
-                q.setString(1, "a" + article);
-                q.setInt(2, sign);
-                q.setString(3, "u" + user);
-                q.setInt(4, sign);
-                q.executeUpdate();
             }
         }
     }

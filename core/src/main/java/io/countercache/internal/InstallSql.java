@@ -204,7 +204,7 @@ public final class InstallSql {
         String fn = "countercache." + ident(triggerFunction("capture_", source));
         String truncated = "TRUNCATE of " + source;
         boolean slotted = defs.stream().anyMatch(c -> c.strategy() == Strategy.SLOTTED);
-        String body = "#variable_conflict use_column\n" + (slotted ? "DECLARE\n    r record;\n" : "") + "BEGIN\n"
+        String body = "#variable_conflict use_column\n" + (slotted ? "DECLARE\n    r record;\n    held tid;\n" : "") + "BEGIN\n"
                 + "    IF TG_OP = 'INSERT' THEN\n" + capture(defs, NEW_ROWS, null)
                 + "    ELSIF TG_OP = 'DELETE' THEN\n" + capture(defs, null, OLD_ROWS)
                 + "    ELSIF TG_OP = 'UPDATE' THEN\n" + capture(defs, NEW_ROWS, OLD_ROWS)
@@ -370,23 +370,39 @@ public final class InstallSql {
     }
 
     /**
-     * Slotted: per counter and target, add the sum to a slot row no other transaction holds (FOR UPDATE SKIP LOCKED),
-     * else upsert a random one of the counter's slots (which may wait for its holder). Targets in key order, so two
-     * writers that must wait for each other's slots wait in the same order.
+     * Slotted: per counter and target, add the sum to a slot row no other transaction holds (FOR UPDATE SKIP LOCKED);
+     * if every existing slot is held, open one of the counter's N slot numbers that has no row yet and that no other
+     * writer is opening (each opener holds an advisory lock on the number until it commits), chosen at random; if there
+     * is none, queue the sum instead. So a writer never waits for another's slot. The lock and the update are two
+     * statements: the lock returns the row's latest version, which the locking statement's own snapshot may not see
+     * (an update committed since it began), but the next statement's does.
      */
     private static String slotted(List<CounterDefinition> defs, String added, String removed) {
         StringBuilder out = new StringBuilder();
         for (CounterDefinition c : defs) {
             String kc = c.keyType().queueColumn();
             out.append("        FOR r IN ").append(deltas(List.of(c), added, removed)).append(" ORDER BY k LOOP\n")
-                    .append("            UPDATE countercache.slot s SET n = s.n + r.d\n")
-                    .append("             WHERE s.ctid = (SELECT x.ctid FROM countercache.slot x WHERE x.counter_id = ")
-                    .append(c.id()).append(" AND x.").append(kc).append(" = r.k LIMIT 1 FOR UPDATE SKIP LOCKED);\n")
-                    .append("            IF NOT FOUND THEN\n")
-                    .append("                INSERT INTO countercache.slot AS s (counter_id, ").append(kc).append(", slot, n)\n")
-                    .append("                VALUES (").append(c.id()).append(", r.k, floor(random() * ").append(c.slots())
-                    .append(")::smallint, r.d)\n")
-                    .append("                ON CONFLICT ON CONSTRAINT slot_key DO UPDATE SET n = s.n + excluded.n;\n")
+                    .append("            SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = ")
+                    .append(c.id()).append(" AND x.").append(kc).append(" = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;\n")
+                    .append("            IF FOUND THEN\n")
+                    .append("                UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;\n")
+                    .append("            ELSE\n")
+                    .append("                -- every slot row is held, or none exists: open a slot no row has yet and no other\n")
+                    .append("                -- writer is opening (its advisory lock), else queue\n")
+                    .append("                INSERT INTO countercache.slot (counter_id, ").append(kc).append(", slot, n)\n")
+                    .append("                SELECT ").append(c.id()).append(", r.k, f.s, r.d FROM (\n")
+                    .append("                    SELECT g.s FROM generate_series(0, ").append(c.slots() - 1).append(") AS g(s)\n")
+                    .append("                     WHERE NOT EXISTS (SELECT FROM countercache.slot y WHERE y.counter_id = ")
+                    .append(c.id()).append(" AND y.").append(kc).append(" = r.k AND y.slot = g.s)\n")
+                    .append("                     ORDER BY random() OFFSET 0) AS f   -- OFFSET 0: try the locks one by one\n")
+                    .append("                 WHERE pg_try_advisory_xact_lock(hashtextextended(")
+                    .append(literal(c.id() + ":")).append(" || r.k || ':' || f.s, 0))\n")
+                    .append("                 LIMIT 1\n")
+                    .append("                ON CONFLICT ON CONSTRAINT slot_key DO NOTHING;\n")
+                    .append("                IF NOT FOUND THEN\n")
+                    .append("                    INSERT INTO countercache.delta (counter_id, ").append(kc)
+                    .append(", delta) VALUES (").append(c.id()).append(", r.k, r.d);\n")
+                    .append("                END IF;\n")
                     .append("            END IF;\n        END LOOP;\n");
         }
         return out.toString();
