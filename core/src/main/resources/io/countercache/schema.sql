@@ -39,6 +39,8 @@ CREATE TABLE IF NOT EXISTS countercache.delta (
 
 -- How many slot rows a slotted counter spreads a target over (0 for the other strategies).
 ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS slots integer NOT NULL DEFAULT 0;
+-- The changelog that installed the counter ('' before changelogs had names): a changelog prunes only its own.
+ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS changelog text NOT NULL DEFAULT '';
 
 -- The unlogged queue, for counters of strategy 'unlogged' (depesz's faster queue): the same rows as the queue, ids
 -- from the same sequence, no WAL. A crash or an immediate shutdown empties it, and with it unlogged_marker; the first
@@ -485,10 +487,13 @@ BEGIN
 END
 $fn$;
 
--- Forgets every counter whose name is not in keep: its queued, slotted, dead-lettered and orphaned deltas, its recount, its
--- catalog row, and the triggers of tables that no longer feed or hold any counter. Counter columns are left in place:
--- dropping data is the user's call. Returns how many tables lost their triggers.
-CREATE OR REPLACE FUNCTION countercache.prune(keep text[])
+-- Records that the changelog named changelog installs exactly the counters in keep, and forgets every other counter
+-- of that changelog (or of none, installed before changelogs had names): its queued, slotted, dead-lettered and
+-- orphaned deltas, its recount, its catalog row, and the triggers of tables that no longer feed or hold any counter.
+-- Counters of other changelogs are left alone, so several changelogs (modules, services) share one database. Counter
+-- columns are left in place: dropping data is the user's call. Returns how many tables lost their triggers.
+DROP FUNCTION IF EXISTS countercache.prune(text[]);
+CREATE OR REPLACE FUNCTION countercache.prune(changelog text, keep text[])
 RETURNS integer
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -498,8 +503,12 @@ DECLARE
     s record;
     tg text;
 BEGIN
+    UPDATE countercache.counter k SET changelog = prune.changelog
+     WHERE k.name = ANY (keep) AND k.changelog IS DISTINCT FROM prune.changelog;
     WITH gone AS (
-        DELETE FROM countercache.counter k WHERE NOT (k.name = ANY (keep)) RETURNING k.id
+        DELETE FROM countercache.counter k
+         WHERE NOT (k.name = ANY (keep)) AND k.changelog IN (prune.changelog, '')
+        RETURNING k.id
     ), dead AS (
         DELETE FROM countercache.dead_letter x USING gone WHERE x.counter_id = gone.id
     ), orphans AS (
@@ -568,11 +577,13 @@ AS $fn$
            ), d AS (
                SELECT q.k, %5$s FROM q GROUP BY q.k
            ), locked AS (
-               SELECT t.%3$I AS k FROM %1$I.%2$I t WHERE t.%3$I IN (SELECT d.k FROM d)
-                  FOR NO KEY UPDATE SKIP LOCKED
+               -- each key's sums beside its row, locked: joined through the row's index, key by key, so that the
+               -- update below needs no join between two lists (whose sizes the planner cannot know)
+               SELECT d.* FROM d JOIN %1$I.%2$I t ON t.%3$I = d.k
+                  FOR NO KEY UPDATE OF t SKIP LOCKED
            ), applied AS (
                UPDATE %1$I.%2$I t SET %6$s
-                 FROM d JOIN locked l ON l.k = d.k WHERE t.%3$I = d.k
+                 FROM locked d WHERE t.%3$I = d.k
                RETURNING t.%3$I AS k
            ), busy AS (
                SELECT t.%3$I AS k FROM %1$I.%2$I t
@@ -977,6 +988,7 @@ CREATE TABLE IF NOT EXISTS countercache.limit_def (
     definition_hash text,
     defined_at      timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
+ALTER TABLE countercache.limit_def ADD COLUMN IF NOT EXISTS changelog text NOT NULL DEFAULT '';
 
 -- Limits of single keys that differ from the default, each for a time range; no two ranges of one key overlap.
 CREATE TABLE IF NOT EXISTS countercache.limit_key (
@@ -1202,14 +1214,21 @@ AS $fn$
     SELECT count(*) FROM gone
 $fn$;
 
--- Forgets every limit whose name is not in keep (with its key limits and counts). Returns how many went.
-CREATE OR REPLACE FUNCTION countercache.prune_limits(keep text[])
+-- Records that the changelog named changelog declares exactly the limits in keep, and forgets every other limit of
+-- that changelog (or of none), with its key limits and counts; other changelogs' limits stay. Returns how many went.
+DROP FUNCTION IF EXISTS countercache.prune_limits(text[]);
+CREATE OR REPLACE FUNCTION countercache.prune_limits(changelog text, keep text[])
 RETURNS integer
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    WITH gone AS (
-        DELETE FROM countercache.limit_def l WHERE NOT (l.name = ANY (keep)) RETURNING l.name
+    WITH mine AS (
+        UPDATE countercache.limit_def l SET changelog = prune_limits.changelog
+         WHERE l.name = ANY (keep) AND l.changelog IS DISTINCT FROM prune_limits.changelog
+    ), gone AS (
+        DELETE FROM countercache.limit_def l
+         WHERE NOT (l.name = ANY (keep)) AND l.changelog IN (prune_limits.changelog, '')
+        RETURNING l.name
     ), counts AS (
         DELETE FROM countercache.limit_usage u USING gone WHERE u.limit_name = gone.name
     )

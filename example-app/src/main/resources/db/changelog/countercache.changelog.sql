@@ -46,6 +46,8 @@ CREATE TABLE IF NOT EXISTS countercache.delta (
 
 -- How many slot rows a slotted counter spreads a target over (0 for the other strategies).
 ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS slots integer NOT NULL DEFAULT 0;
+-- The changelog that installed the counter ('' before changelogs had names): a changelog prunes only its own.
+ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS changelog text NOT NULL DEFAULT '';
 
 -- The unlogged queue, for counters of strategy 'unlogged' (depesz's faster queue): the same rows as the queue, ids
 -- from the same sequence, no WAL. A crash or an immediate shutdown empties it, and with it unlogged_marker; the first
@@ -492,10 +494,13 @@ BEGIN
 END
 $fn$;
 
--- Forgets every counter whose name is not in keep: its queued, slotted, dead-lettered and orphaned deltas, its recount, its
--- catalog row, and the triggers of tables that no longer feed or hold any counter. Counter columns are left in place:
--- dropping data is the user's call. Returns how many tables lost their triggers.
-CREATE OR REPLACE FUNCTION countercache.prune(keep text[])
+-- Records that the changelog named changelog installs exactly the counters in keep, and forgets every other counter
+-- of that changelog (or of none, installed before changelogs had names): its queued, slotted, dead-lettered and
+-- orphaned deltas, its recount, its catalog row, and the triggers of tables that no longer feed or hold any counter.
+-- Counters of other changelogs are left alone, so several changelogs (modules, services) share one database. Counter
+-- columns are left in place: dropping data is the user's call. Returns how many tables lost their triggers.
+DROP FUNCTION IF EXISTS countercache.prune(text[]);
+CREATE OR REPLACE FUNCTION countercache.prune(changelog text, keep text[])
 RETURNS integer
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -505,8 +510,12 @@ DECLARE
     s record;
     tg text;
 BEGIN
+    UPDATE countercache.counter k SET changelog = prune.changelog
+     WHERE k.name = ANY (keep) AND k.changelog IS DISTINCT FROM prune.changelog;
     WITH gone AS (
-        DELETE FROM countercache.counter k WHERE NOT (k.name = ANY (keep)) RETURNING k.id
+        DELETE FROM countercache.counter k
+         WHERE NOT (k.name = ANY (keep)) AND k.changelog IN (prune.changelog, '')
+        RETURNING k.id
     ), dead AS (
         DELETE FROM countercache.dead_letter x USING gone WHERE x.counter_id = gone.id
     ), orphans AS (
@@ -575,11 +584,13 @@ AS $fn$
            ), d AS (
                SELECT q.k, %5$s FROM q GROUP BY q.k
            ), locked AS (
-               SELECT t.%3$I AS k FROM %1$I.%2$I t WHERE t.%3$I IN (SELECT d.k FROM d)
-                  FOR NO KEY UPDATE SKIP LOCKED
+               -- each key's sums beside its row, locked: joined through the row's index, key by key, so that the
+               -- update below needs no join between two lists (whose sizes the planner cannot know)
+               SELECT d.* FROM d JOIN %1$I.%2$I t ON t.%3$I = d.k
+                  FOR NO KEY UPDATE OF t SKIP LOCKED
            ), applied AS (
                UPDATE %1$I.%2$I t SET %6$s
-                 FROM d JOIN locked l ON l.k = d.k WHERE t.%3$I = d.k
+                 FROM locked d WHERE t.%3$I = d.k
                RETURNING t.%3$I AS k
            ), busy AS (
                SELECT t.%3$I AS k FROM %1$I.%2$I t
@@ -984,6 +995,7 @@ CREATE TABLE IF NOT EXISTS countercache.limit_def (
     definition_hash text,
     defined_at      timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
+ALTER TABLE countercache.limit_def ADD COLUMN IF NOT EXISTS changelog text NOT NULL DEFAULT '';
 
 -- Limits of single keys that differ from the default, each for a time range; no two ranges of one key overlap.
 CREATE TABLE IF NOT EXISTS countercache.limit_key (
@@ -1209,14 +1221,21 @@ AS $fn$
     SELECT count(*) FROM gone
 $fn$;
 
--- Forgets every limit whose name is not in keep (with its key limits and counts). Returns how many went.
-CREATE OR REPLACE FUNCTION countercache.prune_limits(keep text[])
+-- Records that the changelog named changelog declares exactly the limits in keep, and forgets every other limit of
+-- that changelog (or of none), with its key limits and counts; other changelogs' limits stay. Returns how many went.
+DROP FUNCTION IF EXISTS countercache.prune_limits(text[]);
+CREATE OR REPLACE FUNCTION countercache.prune_limits(changelog text, keep text[])
 RETURNS integer
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    WITH gone AS (
-        DELETE FROM countercache.limit_def l WHERE NOT (l.name = ANY (keep)) RETURNING l.name
+    WITH mine AS (
+        UPDATE countercache.limit_def l SET changelog = prune_limits.changelog
+         WHERE l.name = ANY (keep) AND l.changelog IS DISTINCT FROM prune_limits.changelog
+    ), gone AS (
+        DELETE FROM countercache.limit_def l
+         WHERE NOT (l.name = ANY (keep)) AND l.changelog IN (prune_limits.changelog, '')
+        RETURNING l.name
     ), counts AS (
         DELETE FROM countercache.limit_usage u USING gone WHERE u.limit_name = gone.name
     )
@@ -1236,11 +1255,20 @@ CREATE OR REPLACE FUNCTION countercache.schema_version()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'b74422189d7e73fa' $fn$;
+AS $fn$ SELECT '55abd92e192397fe' $fn$;
 
 -- changeset countercache:countercache-source-public.blog_comment runOnChange:true splitStatements:false
 -- comment: counters fed by public.blog_comment: Article.totalComments, Article.totalPublicComments, User.totalPublicComments
+SELECT countercache.fail('Article.totalComments, Article.totalPublicComments, User.totalPublicComments', pg_catalog.format('source table public.blog_comment also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
+    'generate every counter of one table into one changelog (or remove them from the other first)')
+  FROM countercache.counter k
+ WHERE k.source_schema OPERATOR(pg_catalog.=) 'public' AND k.source_table OPERATOR(pg_catalog.=) 'blog_comment'
+   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['io.countercache.example', ''])
+HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
 -- Keeps writers of public.blog_comment out until commit (milliseconds: recounts run later), so that each write is counted by either the old triggers or the new ones.
+SELECT countercache.fail('Article.totalComments, Article.totalPublicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
+    'apply the changelog that creates it before the countercache changelog')
+ WHERE pg_catalog.to_regclass('"public"."blog_comment"') IS NULL;
 LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter(
@@ -1347,6 +1375,12 @@ CREATE OR REPLACE TRIGGER countercache_truncate BEFORE TRUNCATE ON "public"."blo
 
 -- changeset countercache:countercache-target-public.blog_article runOnChange:true splitStatements:false
 -- comment: counters held by public.blog_article: Article.totalComments, Article.totalPublicComments
+SELECT countercache.fail('Article.totalComments, Article.totalPublicComments', pg_catalog.format('target table public.blog_article also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
+    'generate every counter of one table into one changelog (or remove them from the other first)')
+  FROM countercache.counter k
+ WHERE k.target_schema OPERATOR(pg_catalog.=) 'public' AND k.target_table OPERATOR(pg_catalog.=) 'blog_article'
+   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['io.countercache.example', ''])
+HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
 CREATE OR REPLACE FUNCTION countercache."target_public_blog_article_8d1d5daa"()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -1407,6 +1441,12 @@ CREATE OR REPLACE TRIGGER countercache_target_truncate BEFORE TRUNCATE ON "publi
 
 -- changeset countercache:countercache-target-public.blog_user runOnChange:true splitStatements:false
 -- comment: counters held by public.blog_user: User.totalPublicComments
+SELECT countercache.fail('User.totalPublicComments', pg_catalog.format('target table public.blog_user also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
+    'generate every counter of one table into one changelog (or remove them from the other first)')
+  FROM countercache.counter k
+ WHERE k.target_schema OPERATOR(pg_catalog.=) 'public' AND k.target_table OPERATOR(pg_catalog.=) 'blog_user'
+   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['io.countercache.example', ''])
+HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
 CREATE OR REPLACE FUNCTION countercache."target_public_blog_user_f9fc9c8c"()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -1459,12 +1499,12 @@ CREATE OR REPLACE TRIGGER countercache_target_truncate BEFORE TRUNCATE ON "publi
     FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_user_f9fc9c8c"();
 
 -- changeset countercache:countercache-prune runOnChange:true splitStatements:false
--- comment: forget counters that are no longer declared
-SELECT countercache.prune(ARRAY['public.blog_article.total_comments', 'public.blog_article.total_public_comments', 'public.blog_user.total_public_comments']::text[]);
+-- comment: forget counters of changelog io.countercache.example that are no longer declared
+SELECT countercache.prune('io.countercache.example', ARRAY['public.blog_article.total_comments', 'public.blog_article.total_public_comments', 'public.blog_user.total_public_comments']::text[]);
 
 -- changeset countercache:countercache-limits runOnChange:true splitStatements:false
 -- comment: limit counters: 
-SELECT countercache.prune_limits(ARRAY[]::text[]);
+SELECT countercache.prune_limits('io.countercache.example', ARRAY[]::text[]);
 
 -- changeset countercache:countercache-recount runAlways:true runInTransaction:false splitStatements:false
 -- comment: recount new and changed counters, in batches

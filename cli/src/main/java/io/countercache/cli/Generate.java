@@ -38,6 +38,11 @@ final class Generate implements Callable<Integer> {
             description = "A Hibernate setting that changes names (naming strategies, default schema); repeatable.")
     Map<String, String> settings = new LinkedHashMap<>();
 
+    @Option(names = "--changelog-name", paramLabel = "NAME",
+            description = "The changelog's name: applying it prunes only counters a changelog of this name installed"
+                    + " (default: the package that holds every entity).")
+    String changelogName;
+
     @Parameters(arity = "1..*", paramLabel = "ENTITY", description = "Entity class names, on the classpath.")
     List<String> entityNames = new ArrayList<>();
 
@@ -51,8 +56,9 @@ final class Generate implements Callable<Integer> {
                 throw new IllegalArgumentException("entity class " + name + " is not on the classpath");
             }
         }
-        String text = ChangelogWriter.render(EntityModel.counters(entities, new LinkedHashMap<String, Object>(settings)),
-                EntityModel.limits(entities), null);
+        String text = ChangelogWriter.render(changelogName != null ? changelogName : EntityModel.changelogName(entities),
+                EntityModel.counters(entities, new LinkedHashMap<String, Object>(settings)), EntityModel.limits(entities),
+                null);
         if (out == null) {
             System.out.print(text);
         } else {

@@ -59,8 +59,14 @@ public final class InstallSql {
     private InstallSql() {
     }
 
-    /** The units that install exactly these counters and limits (and remove any other installed before). */
-    public static List<Unit> units(List<CounterDefinition> counters, List<LimitDefinition> limits) {
+    /**
+     * The units that install exactly these counters and limits for one changelog (and remove those it installed
+     * before and no longer declares; other changelogs' stay).
+     */
+    public static List<Unit> units(String changelog, List<CounterDefinition> counters, List<LimitDefinition> limits) {
+        if (changelog == null || changelog.isBlank()) {
+            throw new IllegalArgumentException("a changelog needs a name (Installation.DEFAULT_CHANGELOG if there is one)");
+        }
         checkDistinct(counters);
         Map<TableName, List<CounterDefinition>> bySource = new TreeMap<>();
         for (CounterDefinition c : counters) {
@@ -75,19 +81,19 @@ public final class InstallSql {
         bySource.forEach((source, defs) -> {
             defs.sort(Comparator.comparing(CounterDefinition::name));
             units.add(new Unit("countercache-source-" + changesetName(source), "counters fed by " + source + ": " + declarers(defs),
-                    sourceSql(source, defs), false));
+                    sourceSql(changelog, source, defs), false));
         });
         byTarget.forEach((target, defs) -> {
             defs.sort(Comparator.comparing(CounterDefinition::name));
             units.add(new Unit("countercache-target-" + changesetName(target), "counters held by " + target + ": " + declarers(defs),
-                    targetSql(target, defs), false));
+                    targetSql(changelog, target, defs), false));
         });
         String keep = counters.stream().map(CounterDefinition::name).sorted().map(Sql::literal)
                 .collect(Collectors.joining(", "));
-        units.add(new Unit("countercache-prune", "forget counters that are no longer declared",
-                "SELECT countercache.prune(ARRAY[" + keep + "]::text[]);\n", false));
+        units.add(new Unit("countercache-prune", "forget counters of changelog " + changelog + " that are no longer declared",
+                "SELECT countercache.prune(" + literal(changelog) + ", ARRAY[" + keep + "]::text[]);\n", false));
         units.add(new Unit("countercache-limits", "limit counters: " + limits.stream().map(LimitDefinition::name)
-                .sorted().collect(Collectors.joining(", ")), limitsSql(limits), false));
+                .sorted().collect(Collectors.joining(", ")), limitsSql(changelog, limits), false));
         units.add(new Unit("countercache-recount", "recount new and changed counters, in batches",
                 "CALL countercache.run_recounts();\n", true));
         return units;
@@ -122,8 +128,8 @@ public final class InstallSql {
         }
     }
 
-    /** Defines each limit (or changes it), then forgets the limits no longer declared. */
-    private static String limitsSql(List<LimitDefinition> limits) {
+    /** Defines each limit (or changes it), then forgets the limits of this changelog no longer declared. */
+    private static String limitsSql(String changelog, List<LimitDefinition> limits) {
         StringBuilder sql = new StringBuilder();
         java.util.Set<String> names = new java.util.TreeSet<>();
         for (LimitDefinition l : limits.stream().sorted(Comparator.comparing(LimitDefinition::name)).toList()) {
@@ -138,7 +144,7 @@ public final class InstallSql {
                     .append(", retention => ").append(l.retention())
                     .append(", declared_by => ").append(literal(l.declaredBy())).append(");\n");
         }
-        sql.append("SELECT countercache.prune_limits(ARRAY[").append(names.stream().map(Sql::literal)
+        sql.append("SELECT countercache.prune_limits(").append(literal(changelog)).append(", ARRAY[").append(names.stream().map(Sql::literal)
                 .collect(Collectors.joining(", "))).append("]::text[]);\n");
         return sql.toString();
     }
@@ -193,10 +199,14 @@ public final class InstallSql {
         }
     }
 
-    private static String sourceSql(TableName source, List<CounterDefinition> defs) {
-        StringBuilder sql = new StringBuilder();
+    private static String sourceSql(String changelog, TableName source, List<CounterDefinition> defs) {
+        StringBuilder sql = new StringBuilder(oneChangelogPerTable(changelog, "source", source, defs));
         sql.append("-- Keeps writers of ").append(source).append(" out until commit (milliseconds: recounts run later),")
                 .append(" so that each write is counted by either the old triggers or the new ones.\n");
+        sql.append("SELECT countercache.fail(").append(literal(declarers(defs))).append(", ")
+                .append(literal("source table " + source + " does not exist")).append(",\n    ")
+                .append(literal("apply the changelog that creates it before the countercache changelog"))
+                .append(")\n WHERE pg_catalog.to_regclass(").append(literal(source.sql())).append(") IS NULL;\n");
         sql.append("LOCK TABLE ").append(source.sql()).append(" IN SHARE ROW EXCLUSIVE MODE;\n\n");
         for (CounterDefinition c : defs) {
             sql.append(defineCall(c)).append('\n');
@@ -228,7 +238,7 @@ public final class InstallSql {
      * back to the queue and an inserted row takes its initial values out, so the column, the queue, the dead letters
      * and the orphans of a key always add up to its recount, whatever happens to the row (see the recount argument).
      */
-    private static String targetSql(TableName target, List<CounterDefinition> defs) {
+    private static String targetSql(String changelog, TableName target, List<CounterDefinition> defs) {
         String fn = "countercache." + ident(triggerFunction("target_", target));
         String key = ident(defs.get(0).targetKey());
         String body = "BEGIN\n"
@@ -247,7 +257,8 @@ public final class InstallSql {
                 + ",\n            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');\n"
                 + handBack(defs, target.sql(), "")
                 + "    END IF;\n    RETURN NULL;\nEND\n";
-        StringBuilder sql = new StringBuilder(triggerFunctionSql(fn, "target", target, body));
+        StringBuilder sql = new StringBuilder(oneChangelogPerTable(changelog, "target", target, defs));
+        sql.append(triggerFunctionSql(fn, "target", target, body));
         sql.append(trigger(TARGET_TRIGGERS.get(0), "AFTER INSERT", "REFERENCING NEW TABLE AS " + NEW_ROWS, target, fn));
         sql.append(trigger(TARGET_TRIGGERS.get(1), "AFTER DELETE", "REFERENCING OLD TABLE AS " + OLD_ROWS, target, fn));
         sql.append("CREATE OR REPLACE TRIGGER ").append(TARGET_TRIGGERS.get(2)).append(" AFTER UPDATE OF ").append(key)
@@ -255,6 +266,21 @@ public final class InstallSql {
                 .append(" IS DISTINCT FROM NEW.").append(key).append(") EXECUTE FUNCTION ").append(fn).append("();\n");
         sql.append(trigger(TARGET_TRIGGERS.get(3), "BEFORE TRUNCATE", null, target, fn));
         return sql.toString();
+    }
+
+    /**
+     * Refuses to install when another changelog's counters feed from (or are held by) the same table: a table has
+     * one set of triggers, generated from one changelog's counters, so a second changelog would replace them.
+     */
+    private static String oneChangelogPerTable(String changelog, String role, TableName table, List<CounterDefinition> defs) {
+        return "SELECT countercache.fail(" + literal(declarers(defs)) + ", pg_catalog.format("
+                + literal(role + " table " + table.toString().replace("%", "%%") + " also has counters of changelog %L (%s)")
+                + ", pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),\n    "
+                + literal("generate every counter of one table into one changelog (or remove them from the other first)")
+                + ")\n  FROM countercache.counter k\n WHERE k." + role + "_schema OPERATOR(pg_catalog.=) "
+                + literal(table.schema()) + " AND k." + role + "_table OPERATOR(pg_catalog.=) " + literal(table.table())
+                + "\n   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY[" + literal(changelog) + ", ''])"
+                + "\nHAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;\n";
     }
 
     /**

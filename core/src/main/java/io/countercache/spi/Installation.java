@@ -25,14 +25,26 @@ public final class Installation {
     private Installation() {
     }
 
-    /** The units that install exactly these counters (and remove any other counter or limit installed before). */
+    /** The name of the changelog when none is given. */
+    public static final String DEFAULT_CHANGELOG = "default";
+
+    /** The units of the {@link #DEFAULT_CHANGELOG} that install exactly these counters. */
     public static List<Unit> units(List<CounterDefinition> counters) {
-        return InstallSql.units(counters, List.of());
+        return InstallSql.units(DEFAULT_CHANGELOG, counters, List.of());
     }
 
-    /** The units that install exactly these counters and limits (and remove any other installed before). */
+    /** The units of the {@link #DEFAULT_CHANGELOG} that install exactly these counters and limits. */
     public static List<Unit> units(List<CounterDefinition> counters, List<LimitDefinition> limits) {
-        return InstallSql.units(counters, limits);
+        return InstallSql.units(DEFAULT_CHANGELOG, counters, limits);
+    }
+
+    /**
+     * The units that install exactly these counters and limits for the changelog named {@code changelog}: they
+     * remove the counters and limits that changelog installed before and no longer declares, and leave those of
+     * other changelogs (other modules or services sharing the database) alone.
+     */
+    public static List<Unit> units(String changelog, List<CounterDefinition> counters, List<LimitDefinition> limits) {
+        return InstallSql.units(changelog, counters, limits);
     }
 
     /**

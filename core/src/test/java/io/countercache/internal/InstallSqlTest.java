@@ -25,7 +25,7 @@ class InstallSqlTest {
 
     @Test
     void unitsComeInOrderWithStableIdsAndTheRecountLast() {
-        List<Unit> units = InstallSql.units(List.of(counter("total", null)), List.of());
+        List<Unit> units = InstallSql.units("default", List.of(counter("total", null)), List.of());
         assertThat(units).extracting(Unit::id).containsExactly("countercache-schema", "countercache-source-public.comment",
                 "countercache-target-public.article", "countercache-prune", "countercache-limits", "countercache-recount");
         assertThat(units).extracting(Unit::everyTime).containsExactly(false, false, false, false, false, true);
@@ -34,12 +34,12 @@ class InstallSqlTest {
     @Test
     void theTextIsTheSameWhateverTheOrderOfTheCounters() {
         CounterDefinition a = counter("a", null), b = counter("b", "x > 1");
-        assertThat(InstallSql.units(List.of(a, b), List.of())).isEqualTo(InstallSql.units(List.of(b, a), List.of()));
+        assertThat(InstallSql.units("default", List.of(a, b), List.of())).isEqualTo(InstallSql.units("default", List.of(b, a), List.of()));
     }
 
     @Test
     void aTriggerBodyIsQuotedWithATagItsConditionDoesNotHold() {
-        String sql = InstallSql.units(List.of(counter("odd", "s = '$capture$' OR s = '$capture_1$'")), List.of()).get(1).sql();
+        String sql = InstallSql.units("default", List.of(counter("odd", "s = '$capture$' OR s = '$capture_1$'")), List.of()).get(1).sql();
         assertThat(sql).contains("AS $capture_2$\n").contains("$capture_2$;\nREVOKE ALL ON FUNCTION");
     }
 
@@ -47,7 +47,7 @@ class InstallSqlTest {
     void twoLimitsWithOneNameAreRefused() {
         var a = new io.countercache.spi.LimitDefinition("Customer", "calls", "1 day", 10, "UTC", 2);
         var b = new io.countercache.spi.LimitDefinition("Account", "calls", "1 hour", 5, "UTC", 2);
-        assertThatThrownBy(() -> InstallSql.units(List.of(), List.of(a, b)))
+        assertThatThrownBy(() -> InstallSql.units("default", List.of(), List.of(a, b)))
                 .hasMessageContaining("another @CounterLimit is also named \"calls\"");
     }
 
@@ -82,7 +82,7 @@ class InstallSqlTest {
 
     @Test
     void twoCountersOnOneColumnAreRefusedNamingBoth() {
-        assertThatThrownBy(() -> InstallSql.units(List.of(counter("n", null), counter("n", "x")), List.of()))
+        assertThatThrownBy(() -> InstallSql.units("default", List.of(counter("n", null), counter("n", "x")), List.of()))
                 .isInstanceOf(CounterCacheException.class)
                 .hasMessageContaining("Article.n and on Article.n both map to column public.article.n");
     }

@@ -25,8 +25,8 @@ class ChangelogUpToDateTest {
     @Test
     void theCommittedChangelogMatchesTheEntities() throws Exception {
         List<Class<?>> entities = List.of(User.class, Article.class, Comment.class);
-        String generated = ChangelogWriter.render(EntityModel.counters(entities, Map.of()), EntityModel.limits(entities),
-                REGENERATE);
+        String generated = ChangelogWriter.render(EntityModel.changelogName(entities), EntityModel.counters(entities, Map.of()),
+                EntityModel.limits(entities), REGENERATE);
         if (Boolean.getBoolean("countercache.regenerate")) {
             Files.writeString(CHANGELOG, generated, StandardCharsets.UTF_8);
         }

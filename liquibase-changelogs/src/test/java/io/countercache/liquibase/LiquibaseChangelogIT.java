@@ -121,6 +121,41 @@ class LiquibaseChangelogIT {
     }
 
     @Test
+    void twoChangelogsInOneDatabaseEachPruneOnlyTheirOwnCounters() throws Exception {
+        db.execute("CREATE TABLE blog_like (id bigserial PRIMARY KEY, user_id bigint REFERENCES blog_user);"
+                + "INSERT INTO blog_like (user_id) SELECT 1 + g % 10 FROM generate_series(1, 100) g");
+        CounterDefinition likes = new CounterDefinition("User.likes", USER, "id", KeyType.BIGINT, "likes", "bigint",
+                new TableName("public", "blog_like"), "user_id", null, null);
+        apply("blog", "blog.changelog.sql", List.of(articleCounter("total_comments", null)));
+        apply("likes", "likes.changelog.sql", List.of(likes));
+        assertThat(db.queryRows("SELECT name, changelog FROM countercache.counter ORDER BY name")).containsExactly(
+                List.of("public.blog_article.total_comments", "blog"), List.of("public.blog_user.likes", "likes"));
+
+        apply("blog", "blog.changelog.sql", List.of(articleCounter("total_public_comments", "publish_status = 'public'")));
+        assertThat(db.queryRows("SELECT name FROM countercache.counter ORDER BY name")).as("after the blog changed")
+                .containsExactly(List.of("public.blog_article.total_public_comments"), List.of("public.blog_user.likes"));
+        db.execute("INSERT INTO blog_like (user_id) VALUES (1); INSERT INTO blog_comment (creator_id, article_id,"
+                + " publish_status) VALUES (1, 1, 'public'); SELECT countercache.rollup(1000)");
+        assertThat(db.queryLong("SELECT count(*) FROM blog_user u WHERE u.likes <> (SELECT count(*) FROM blog_like l"
+                + " WHERE l.user_id = u.id)")).as("the other changelog's counter still counts").isZero();
+        assertThat(mismatches("total_public_comments", "publish_status = 'public'")).isZero();
+
+        // a table has one set of triggers: a second changelog's counters on it are refused, naming both sides
+        assertThatThrownBy(() -> apply("users", "users.changelog.sql", List.of(USER_PUBLIC)))
+                .isInstanceOf(CounterCacheException.class)
+                .hasMessageContaining("@CounterCache on User.totalPublicComments: source table public.blog_comment also"
+                        + " has counters of changelog 'blog' (Article.total_public_comments)");
+    }
+
+    private void apply(String name, String file, List<CounterDefinition> counters) throws Exception {
+        Path path = dir.resolve(file);
+        Files.writeString(path, ChangelogWriter.render(name, counters, List.of(), null));
+        try (Connection c = db.dataSource().getConnection()) {
+            CounterCacheLiquibase.update(c, path);
+        }
+    }
+
+    @Test
     void aWhereThatDoesNotCompileFailsTheUpdateNamingTheField() {
         assertThatThrownBy(() -> apply(List.of(articleCounter("total_bad", "publish = 'public'"))))
                 .isInstanceOf(CounterCacheException.class)
@@ -128,6 +163,15 @@ class LiquibaseChangelogIT {
                         + " expression over public.blog_comment: column \"publish\" does not exist");
         assertThat(db.queryLong("SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'countercache%'"))
                 .as("nothing of the failed changeset is left").isZero();
+    }
+
+    @Test
+    void aMissingSourceTableFailsTheUpdateNamingTheField() {
+        CounterDefinition missing = new CounterDefinition("Article.remarks", ARTICLE, "id", KeyType.BIGINT, "remarks",
+                "bigint", new TableName("public", "blog_remark"), "article_id", null, null);
+        assertThatThrownBy(() -> apply(List.of(missing)))
+                .isInstanceOf(CounterCacheException.class)
+                .hasMessageContaining("@CounterCache on Article.remarks: source table public.blog_remark does not exist");
     }
 
     @Test

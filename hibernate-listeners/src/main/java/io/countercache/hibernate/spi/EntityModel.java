@@ -32,6 +32,26 @@ public final class EntityModel {
         return CounterModel.limits(entities);
     }
 
+    /**
+     * The name a changelog of these entities gets when the user gives none: the longest package that holds them all
+     * ({@code com.acme.blog}), so that two modules with entities of their own get changelogs of their own names, each
+     * pruning only what it installed; {@code default} for classes in no common package.
+     */
+    public static String changelogName(Collection<Class<?>> entities) {
+        String common = null;
+        for (Class<?> k : entities) {
+            String p = k.getPackageName();
+            if (common == null) {
+                common = p;
+            }
+            while (!common.isEmpty() && !(p.equals(common) || p.startsWith(common + "."))) {
+                int dot = common.lastIndexOf('.');
+                common = dot < 0 ? "" : common.substring(0, dot);
+            }
+        }
+        return common == null || common.isEmpty() ? io.countercache.spi.Installation.DEFAULT_CHANGELOG : common;
+    }
+
     /** The counters of a boot metamodel the caller already has, sorted by name. */
     public static List<CounterDefinition> counters(Metadata metadata) {
         return CounterModel.definitions(metadata);
