@@ -308,6 +308,35 @@ class WritePathIT {
     }
 
     @Test
+    void aDefinitionTheDatabaseDoesNotMatchFailsWhenInstalledNamingTheFieldAndTheFix() {
+        var missingTarget = new io.countercache.spi.CounterDefinition("Post.comments",
+                new io.countercache.spi.TableName("public", "post"), "id", io.countercache.spi.KeyType.BIGINT,
+                "comments", "bigint", BlogSchema.COMMENT, "article_id", null, null);
+        var wrongKeyType = new io.countercache.spi.CounterDefinition("Article.byUuid", BlogSchema.ARTICLE, "id",
+                io.countercache.spi.KeyType.UUID, "by_uuid", "bigint", BlogSchema.COMMENT, "article_id", null, null);
+        var textSum = new io.countercache.spi.CounterDefinition("Article.statuses", BlogSchema.ARTICLE, "id",
+                io.countercache.spi.KeyType.BIGINT, "statuses", "bigint", BlogSchema.COMMENT, "article_id", null,
+                "publish_status");
+        for (var c : java.util.List.of(missingTarget, wrongKeyType, textSum)) {
+            var units = io.countercache.spi.Installation.units(java.util.List.of(c));
+            assertThatThrownBy(() -> db.executeInTransaction(units.get(1).sql()))
+                    .as(c.declaredBy()).hasMessageContaining("@CounterCache on " + c.declaredBy() + ": ")
+                    .hasMessageContaining(switch (c.declaredBy()) {
+                        case "Post.comments" -> "target table public.post does not exist";
+                        case "Article.byUuid" -> "key public.blog_article.id is bigint, the entity model says uuid";
+                        default -> "sum column public.blog_comment.publish_status is text";
+                    });
+        }
+    }
+
+    @Test
+    void aRecountOutsideReadCommittedIsRefusedWithTheFix() {
+        assertThatThrownBy(() -> db.executeInTransaction("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ;"
+                + "SELECT countercache.recount(" + BlogSchema.ARTICLE_COMMENTS.id() + ")"))
+                .hasMessageContaining("countercache: a recount cannot be counted exactly in a REPEATABLE READ transaction");
+    }
+
+    @Test
     void aConditionThatDoesNotCompileFailsWhenInstalledNamingTheField() {
         var bad = new io.countercache.spi.CounterDefinition("Article.totalBad", BlogSchema.ARTICLE, "id",
                 io.countercache.spi.KeyType.BIGINT, "total_bad", "bigint", BlogSchema.COMMENT, "article_id",
