@@ -61,15 +61,21 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         if (strategy == Strategy.DEFAULT) {
             throw new IllegalArgumentException(declaredBy + ": resolve Strategy.DEFAULT before defining the counter");
         }
+        checkSlots(declaredBy, strategy, slots);
         if (strategy != Strategy.SLOTTED) {
             slots = 0;
-        } else if (slots < 2 || slots > MAX_SLOTS) {
-            throw new CounterCacheException("@CounterCache on " + declaredBy + ": slots = " + slots
-                    + " must be between 2 and " + MAX_SLOTS + " for strategy SLOTTED");
         }
         if (!columnType.equals("bigint") && !columnType.equals("integer")) {
             throw new CounterCacheException("@CounterCache on " + declaredBy + ": column type " + columnType
                     + " is not supported; declare the field as long or int");
+        }
+    }
+
+    /** Refuses a slotted counter whose slot count is out of range, naming the field. */
+    public static void checkSlots(String declaredBy, Strategy strategy, int slots) {
+        if (strategy == Strategy.SLOTTED && (slots < 2 || slots > MAX_SLOTS)) {
+            throw new CounterCacheException("@CounterCache on " + declaredBy + ": slots = " + slots
+                    + " must be between 2 and " + MAX_SLOTS + " for strategy SLOTTED");
         }
     }
 

@@ -147,10 +147,7 @@ public final class CounterModel {
                                     Strategy defaultStrategy) {
         String who = simpleName(target) + "." + field.getName();
         Strategy strategy = cc.strategy() == Strategy.DEFAULT ? defaultStrategy : cc.strategy();
-        if (strategy == Strategy.SLOTTED && (cc.slots() < 2 || cc.slots() > CounterDefinition.MAX_SLOTS)) {
-            throw fail(who, "slots = " + cc.slots() + " must be between 2 and " + CounterDefinition.MAX_SLOTS
-                    + " for strategy SLOTTED");
-        }
+        CounterDefinition.checkSlots(who, strategy, cc.slots());   // before the other checks, so it is always reported
         String columnType = columnType(field.getType());
         if (columnType == null) {
             throw fail(who, "the field is " + field.getType().getSimpleName() + "; declare it as long or int");
