@@ -30,6 +30,7 @@ public final class CatalogCheck {
             + " AND t.tgname OPERATOR(pg_catalog.=) ANY (?::pg_catalog.name[]) AND t.tgenabled OPERATOR(pg_catalog.<>) 'D'";
     private static final String SOURCE_TRIGGERS = "{" + String.join(",", InstallSql.SOURCE_TRIGGERS) + "}";
     private static final String TARGET_TRIGGERS = "{" + String.join(",", InstallSql.TARGET_TRIGGERS) + "}";
+    private static final String VIA_TRIGGERS = "{" + String.join(",", InstallSql.VIA_TRIGGERS) + "}";
 
     private CatalogCheck() {
     }
@@ -84,6 +85,13 @@ public final class CatalogCheck {
             if (triggers != 4) {
                 problems.add(target + ": " + triggers + " of its 4 target triggers are installed and enabled,"
                         + " so deleting and re-inserting its rows is not counted exactly");
+            }
+        }
+        for (TableName via : new TreeSet<>(declared.stream().filter(d -> d.via() != null).map(d -> d.via().table()).toList())) {
+            long triggers = triggers(c, via, VIA_TRIGGERS);
+            if (triggers != 2) {
+                problems.add(via + ": " + triggers + " of its 2 path triggers are installed and enabled,"
+                        + " so moving or deleting its rows does not move the counts of the rows under them");
             }
         }
         for (Installed i : catalog.values()) {

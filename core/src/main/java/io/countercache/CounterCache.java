@@ -23,9 +23,11 @@ import java.lang.annotation.Target;
  * Hibernate never writes it. The triggers come from the generated Liquibase changelog, so every write is counted,
  * whether it comes from Hibernate, bulk JPQL, native SQL or psql.
  *
- * <p>The field must be {@code long}, {@code int} or their boxes; the target's identifier must be a single
+ * <p>The field must be {@code long}, {@code int} or their boxes, or {@code BigDecimal} for the sum of a
+ * {@code numeric(p,s)} column (kept exactly, to the column's scale); the target's identifier must be a single
  * {@code Long}, {@code Integer} or {@code UUID}; {@code via} must be a many-to-one of the source entity that points at
- * the target entity's identifier. Anything else fails when the changelog is generated or when Hibernate boots.
+ * the target entity's identifier, or a path of two ({@code "article.blog"}). Anything else fails when the changelog
+ * is generated or when Hibernate boots.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
@@ -35,7 +37,12 @@ public @interface CounterCache {
     /** The entity whose rows are counted, for example {@code Comment.class}. */
     Class<?> source();
 
-    /** The many-to-one attribute of {@link #source()} that points at this entity, for example {@code "article"}. */
+    /**
+     * The many-to-one attribute of {@link #source()} that points at this entity, for example {@code "article"}; or a
+     * path of two many-to-ones through a middle entity, {@code "article.blog"}: a comment counts for the blog of its
+     * article, and moving an article to another blog moves its comments' counts. The source's many-to-one to the
+     * middle entity needs a foreign key constraint (Hibernate creates one unless told not to).
+     */
     String via();
 
     /**
@@ -45,8 +52,10 @@ public @interface CounterCache {
     String where() default "";
 
     /**
-     * A source column (attribute name or column name, of an integer type) to add up instead of counting rows.
-     * Default: count rows.
+     * A source column (attribute name or column name) to add up instead of counting rows: of an integer type into a
+     * {@code long} or {@code int} field, or of type {@code numeric(p,s)} into a {@code BigDecimal} field with at least
+     * s decimal places ({@code @Column(precision = 14, scale = 2)}). Floating point columns are refused: their sums
+     * cannot be exact. Default: count rows.
      */
     String sum() default "";
 

@@ -3,6 +3,8 @@ package io.countercache;
 import io.countercache.spi.CounterDefinition;
 import io.countercache.spi.KeyType;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -39,7 +41,22 @@ public final class ExactReads {
      */
     public static <K> Map<K, Long> read(Connection connection, CounterDefinition counter, Collection<K> keys)
             throws SQLException {
+        if (counter.scale() > 0) {
+            throw new IllegalArgumentException(counter.declaredBy() + " is a " + counter.columnType()
+                    + " sum; read it with readDecimal");
+        }
         Map<K, Long> values = new LinkedHashMap<>();
+        readDecimal(connection, counter, keys).forEach((k, v) -> values.put(k, v.longValueExact()));
+        return values;
+    }
+
+    /**
+     * The exact values of a counter of any kind, as {@link BigDecimal}s with the column's scale ({@code numeric(p,s)}
+     * sums) or none (integer counters); otherwise as {@link #read}.
+     */
+    public static <K> Map<K, BigDecimal> readDecimal(Connection connection, CounterDefinition counter, Collection<K> keys)
+            throws SQLException {
+        Map<K, BigDecimal> values = new LinkedHashMap<>();
         if (keys.isEmpty()) {
             return values;
         }
@@ -63,14 +80,16 @@ public final class ExactReads {
         union.append(" UNION ALL SELECT d.").append(queueKey).append(", d.n FROM countercache.slot d")
                 .append(" WHERE d.counter_id OPERATOR(pg_catalog.=) ? AND d.").append(queueKey)
                 .append(" OPERATOR(pg_catalog.=) ANY (?)");
-        String sql = "SELECT " + key + ", pg_catalog.int8(coalesce(t." + ident(counter.column()) + ", 0))"
-                + " OPERATOR(pg_catalog.+) pg_catalog.int8(coalesce(p.n, 0))"
+        // the queue holds integers of 10^-scale; numeric arithmetic is exact
+        String sql = "SELECT " + key + ", CAST(coalesce(t." + ident(counter.column()) + ", 0) AS pg_catalog.numeric)"
+                + " OPERATOR(pg_catalog.+) (CAST(coalesce(p.n, 0) AS pg_catalog.numeric) OPERATOR(pg_catalog./) "
+                + BigDecimal.ONE.movePointRight(counter.scale()).toPlainString() + ")"
                 + " FROM " + counter.target().sql() + " t"
                 + " LEFT JOIN (SELECT q.k, pg_catalog.sum(q.delta) AS n FROM (" + union + ")"
                 + " q GROUP BY q.k) p ON p.k OPERATOR(pg_catalog.=) " + key
                 + " WHERE " + key + " OPERATOR(pg_catalog.=) ANY (?)";
         Array array = connection.createArrayOf(uuid ? "uuid" : "bigint", keys.stream().map(ExactReads::normalize).toArray());
-        Map<Object, Long> rows = new HashMap<>();
+        Map<Object, BigDecimal> rows = new HashMap<>();
         try (PreparedStatement ps = connection.prepareStatement(sql)) {
             int p = 1;
             for (int part = 0; part <= pending.size(); part++) {
@@ -80,14 +99,14 @@ public final class ExactReads {
             ps.setArray(p, array);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    rows.put(normalize(rs.getObject(1)), rs.getLong(2));
+                    rows.put(normalize(rs.getObject(1)), rs.getBigDecimal(2).setScale(counter.scale(), RoundingMode.UNNECESSARY));
                 }
             }
         } finally {
             array.free();
         }
         for (K k : keys) {
-            Long value = rows.get(normalize(k));
+            BigDecimal value = rows.get(normalize(k));
             if (value != null) {
                 values.put(k, value);
             }

@@ -41,6 +41,13 @@ CREATE TABLE IF NOT EXISTS countercache.delta (
 ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS slots integer NOT NULL DEFAULT 0;
 -- The changelog that installed the counter ('' before changelogs had names): a changelog prunes only its own.
 ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS changelog text NOT NULL DEFAULT '';
+-- A counter along a path: source_fk points at via_key of the middle table, whose via_fk points at the target key.
+ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS via_schema name;
+ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS via_table name;
+ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS via_key name;
+ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS via_fk name;
+-- The decimal places of a numeric sum: its amounts are queued as bigint units of 10^-scale (0: plain integers).
+ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS scale integer NOT NULL DEFAULT 0;
 
 -- The unlogged queue, for counters of strategy 'unlogged' (depesz's faster queue): the same rows as the queue, ids
 -- from the same sequence, no WAL. A crash or an immediate shutdown empties it, and with it unlogged_marker; the first
@@ -135,6 +142,60 @@ AS $fn$
        AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped
 $fn$;
 
+-- The scale of a numeric(p,s) column (NULL for an unconstrained numeric or a missing column), and a column's type
+-- as DDL spells it.
+CREATE OR REPLACE FUNCTION countercache.column_scale(tbl_schema name, tbl name, col name)
+RETURNS integer
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN a.atttypmod >= 4 THEN (a.atttypmod - 4) & 65535 END
+      FROM pg_attribute a
+     WHERE a.attrelid = to_regclass(format('%I.%I', tbl_schema, tbl))
+       AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped AND a.atttypid = 'numeric'::regtype
+$fn$;
+CREATE OR REPLACE FUNCTION countercache.column_format(tbl_schema name, tbl name, col name)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format_type(a.atttypid, a.atttypmod)
+      FROM pg_attribute a
+     WHERE a.attrelid = to_regclass(format('%I.%I', tbl_schema, tbl))
+       AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped
+$fn$;
+
+-- Raises the counter's error unless the table exists (apply the changelog that creates it first).
+CREATE OR REPLACE FUNCTION countercache.require_table(declared_by text, what text, tbl_schema name, tbl name)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF to_regclass(format('%I.%I', tbl_schema, tbl)) IS NULL THEN
+        PERFORM countercache.fail(declared_by, format('%s %I.%I does not exist', what, tbl_schema, tbl),
+            'apply the changelog that creates it before the countercache changelog');
+    END IF;
+END
+$fn$;
+
+-- Raises the counter's error unless the column exists with the expected type: "<what> s.t.c is <type>, <says> <expected>".
+CREATE OR REPLACE FUNCTION countercache.require_type(declared_by text, what text, tbl_schema name, tbl name, col name,
+                                                     expected text, says text, fix text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    t regtype := countercache.column_type(tbl_schema, tbl, col);
+BEGIN
+    IF t IS NULL OR t::text <> expected THEN
+        PERFORM countercache.fail(declared_by, format('%s %I.%I.%I is %s, %s %s', what, tbl_schema, tbl, col,
+            coalesce(t::text, 'missing'), says, expected), fix);
+    END IF;
+END
+$fn$;
+
 -- Raises a clear error unless the transaction is READ COMMITTED. Maintenance that must see every committed row (a
 -- recount's correction, the rows a TRUNCATE removes) takes its snapshot after its lock; under REPEATABLE READ or
 -- SERIALIZABLE the snapshot is the transaction's first one, which can be older than a committed write.
@@ -182,15 +243,15 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format(
         $q$WITH r AS (
-               SELECT %6$I.%7$I AS k, %8$s AS n
-                 FROM %5$I.%6$I AS %6$I
-                WHERE %6$I.%7$I IS NOT NULL AND (%9$s)
-                  AND ($1::%11$s IS NULL OR %6$I.%7$I > $1::%11$s) AND ($2::%11$s IS NULL OR %6$I.%7$I <= $2::%11$s)
+               SELECT %6$s AS k, sum(s.n) AS n
+                 FROM (SELECT %4$I.%5$I AS f, %7$s AS n FROM %3$I.%4$I AS %4$I
+                        WHERE %4$I.%5$I IS NOT NULL AND (%8$s)) s %9$s
+                WHERE ($1::%11$s IS NULL OR %6$s > $1::%11$s) AND ($2::%11$s IS NULL OR %6$s <= $2::%11$s)
                 GROUP BY 1
            ), t AS (
-               SELECT t.%3$I AS k, coalesce(t.%4$I, 0)::numeric AS n
+               SELECT t.%12$I AS k, coalesce(t.%13$I, 0)::numeric * %14$s AS n
                  FROM %1$I.%2$I t
-                WHERE ($1::%11$s IS NULL OR t.%3$I > $1::%11$s) AND ($2::%11$s IS NULL OR t.%3$I <= $2::%11$s)
+                WHERE ($1::%11$s IS NULL OR t.%12$I > $1::%11$s) AND ($2::%11$s IS NULL OR t.%12$I <= $2::%11$s)
            ), p AS (
                SELECT x.k, sum(x.delta) AS n FROM (
                    SELECT q.%10$I AS k, q.delta FROM countercache.delta q WHERE q.counter_id = $3
@@ -209,12 +270,16 @@ AS $fn$
                       coalesce(r.n, 0) - coalesce(t.n, 0) - coalesce(p.n, 0) AS d
                  FROM r FULL JOIN t ON t.k = r.k FULL JOIN p ON p.k = coalesce(r.k, t.k)
            )$q$,
-        c.target_schema, c.target_table, c.target_key, c.target_column,
-        c.source_schema, c.source_table, c.source_fk,
-        CASE WHEN c.sum_column IS NULL THEN 'count(*)'
-             ELSE format('coalesce(sum(%I.%I), 0)', c.source_table, c.sum_column) END,
+        c.target_schema, c.target_table, c.source_schema, c.source_table, c.source_fk,
+        CASE WHEN c.via_table IS NULL THEN 's.f' ELSE format('v.%I', c.via_fk) END,
+        CASE WHEN c.sum_column IS NULL THEN '1'
+             ELSE format('coalesce(%I.%I, 0) * %s', c.source_table, c.sum_column, (10::numeric ^ c.scale)::bigint) END,
         coalesce(c.condition, 'true'),
-        CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END, c.key_type)
+        CASE WHEN c.via_table IS NOT NULL
+             THEN format('JOIN %I.%I v ON v.%I = s.f AND v.%I IS NOT NULL', c.via_schema, c.via_table, c.via_key, c.via_fk)
+             ELSE '' END,
+        CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END, c.key_type,
+        c.target_key, c.target_column, (10::numeric ^ c.scale)::bigint)
 $fn$;
 
 -- Target rows whose counter differs from a recount of its source, beyond what is still queued for them (so a lag
@@ -229,9 +294,9 @@ DECLARE
 BEGIN
     c := countercache.counter_of(drift.counter_id, 'countercache.drift');
     RETURN QUERY EXECUTE countercache.drift_sql(c)
-        || ' SELECT f.k::text, f.stored, f.pending::numeric, f.exact::numeric FROM fix f WHERE f.d <> 0 AND f.stored IS NOT NULL'
-        || ' ORDER BY f.k LIMIT $4'
-        USING NULL::text, NULL::text, c.id, max_rows;
+        || ' SELECT f.k::text, trim_scale(f.stored / $5), trim_scale(f.pending / $5), trim_scale(f.exact / $5) FROM fix f'
+        || ' WHERE f.d <> 0 AND f.stored IS NOT NULL ORDER BY f.k LIMIT $4'
+        USING NULL::text, NULL::text, c.id, max_rows, (10::numeric ^ c.scale)::bigint;
 END
 $fn$;
 
@@ -383,11 +448,15 @@ $fn$;
 -- request_recount): the changelog runs it after the triggers are in place, in batches that writers never wait for.
 DROP FUNCTION IF EXISTS countercache.define_counter(integer, text, text, name, name, name, text, name, text, name,
                                                     name, name, text, name, text);
+DROP FUNCTION IF EXISTS countercache.define_counter(integer, text, text, name, name, name, text, name, text, name,
+                                                    name, name, text, name, text, integer, text);
 CREATE OR REPLACE FUNCTION countercache.define_counter(
     id integer, name text, declared_by text,
     target_schema name, target_table name, target_key name, key_type text, target_column name, column_type text,
     source_schema name, source_table name, source_fk name, condition text, sum_column name,
-    strategy text, slots integer, definition_hash text)
+    strategy text, slots integer, definition_hash text,
+    via_schema name DEFAULT NULL, via_table name DEFAULT NULL, via_key name DEFAULT NULL,
+    via_key_type text DEFAULT NULL, via_fk name DEFAULT NULL, scale integer DEFAULT 0)
 RETURNS boolean
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -397,7 +466,16 @@ DECLARE
     t regtype;
     old_hash text;
     probe refcursor;
+    fk_type text := coalesce(via_key_type, key_type);   -- the type source_fk must have
 BEGIN
+    IF column_type !~ '^(bigint|integer|numeric\(\d{1,4},\d{1,2}\))$' THEN
+        PERFORM countercache.fail(d, format('column type %L is not supported', column_type),
+            'declare the counter field as long, int or BigDecimal');
+    END IF;
+    IF scale IS DISTINCT FROM coalesce(substring(column_type FROM ',(\d+)\)$')::integer, 0) THEN
+        PERFORM countercache.fail(d, format('scale %s does not match column type %s', scale, column_type),
+            'regenerate the changelog');
+    END IF;
     IF strategy IS NULL OR strategy NOT IN ('queue', 'unlogged', 'direct', 'slotted') THEN
         PERFORM countercache.fail(d, format('strategy %L is unknown', strategy),
             'use queue, unlogged, direct or slotted');
@@ -406,32 +484,46 @@ BEGIN
         PERFORM countercache.fail(d, format('slots = %s does not fit strategy %s', slots, strategy),
             'give a slotted counter 2 to 1024 slots, and the other strategies 0');
     END IF;
-    IF to_regclass(format('%I.%I', target_schema, target_table)) IS NULL THEN
-        PERFORM countercache.fail(d, format('target table %I.%I does not exist', target_schema, target_table),
-            'apply the changelog that creates it before the countercache changelog');
-    END IF;
-    t := countercache.column_type(target_schema, target_table, target_key);
-    IF t IS NULL OR t::text <> key_type THEN
-        PERFORM countercache.fail(d, format('key %I.%I.%I is %s, the entity model says %s',
-            target_schema, target_table, target_key, coalesce(t::text, 'missing'), key_type),
-            'make the table match the entity (or the entity match the table) and regenerate the changelog');
-    END IF;
-    IF to_regclass(format('%I.%I', source_schema, source_table)) IS NULL THEN
-        PERFORM countercache.fail(d, format('source table %I.%I does not exist', source_schema, source_table),
-            'apply the changelog that creates it before the countercache changelog');
-    END IF;
-    t := countercache.column_type(source_schema, source_table, source_fk);
-    IF t IS NULL OR t::text <> key_type THEN
-        PERFORM countercache.fail(d, format('foreign key column %I.%I.%I is %s, the key it points at is %s',
-            source_schema, source_table, source_fk, coalesce(t::text, 'missing'), key_type),
-            'give the foreign key column the type of the target key');
+    PERFORM countercache.require_table(d, 'target table', target_schema, target_table);
+    PERFORM countercache.require_type(d, 'key', target_schema, target_table, target_key, key_type,
+        'the entity model says', 'make the table match the entity (or the entity match the table) and regenerate the changelog');
+    PERFORM countercache.require_table(d, 'source table', source_schema, source_table);
+    PERFORM countercache.require_type(d, 'foreign key column', source_schema, source_table, source_fk, fk_type,
+        'the key it points at is', 'give the foreign key column the type of the key it points at');
+    IF via_table IS NOT NULL THEN
+        PERFORM countercache.require_table(d, 'middle table', via_schema, via_table);
+        PERFORM countercache.require_type(d, 'key', via_schema, via_table, via_key, via_key_type,
+            'the entity model says', 'make the table match the entity (or the entity match the table) and regenerate the changelog');
+        PERFORM countercache.require_type(d, 'foreign key column', via_schema, via_table, via_fk, key_type,
+            'the key it points at is', 'give the foreign key column the type of the target key');
+        -- The path is exact because a source row can only point at a middle row that exists: a new middle row has
+        -- no source rows, and a deleted one has none left once its statement ends (see "Counters along a path").
+        IF NOT EXISTS (
+            SELECT FROM pg_constraint k
+             WHERE k.contype = 'f' AND NOT k.condeferrable
+               AND k.conrelid = to_regclass(format('%I.%I', source_schema, source_table))
+               AND k.confrelid = to_regclass(format('%I.%I', via_schema, via_table))
+               AND k.conkey = ARRAY[(SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = k.conrelid
+                                        AND a.attname = source_fk)]
+               AND k.confkey = ARRAY[(SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = k.confrelid
+                                         AND a.attname = via_key)]) THEN
+            PERFORM countercache.fail(d, format('%I.%I.%I has no foreign key constraint to %I.%I(%I)',
+                source_schema, source_table, source_fk, via_schema, via_table, via_key),
+                'a counter along a path needs it (not deferrable): add it, or let Hibernate create it');
+        END IF;
     END IF;
     IF sum_column IS NOT NULL THEN
         t := countercache.column_type(source_schema, source_table, sum_column);
-        IF t IS NULL OR t::text NOT IN ('smallint', 'integer', 'bigint') THEN
+        IF t IS NULL OR t::text NOT IN ('smallint', 'integer', 'bigint', 'numeric') THEN
             PERFORM countercache.fail(d, format('sum column %I.%I.%I is %s',
                 source_schema, source_table, sum_column, coalesce(t::text, 'missing')),
-                'sum an existing smallint, integer or bigint column (store money as cents)');
+                'sum an existing smallint, integer, bigint or numeric(p,s) column; floating point sums cannot be exact');
+        ELSIF t::text = 'numeric' AND coalesce(countercache.column_scale(source_schema, source_table, sum_column), 99)
+                                      > scale THEN
+            PERFORM countercache.fail(d, format('sum column %I.%I.%I is %s, with more decimal places than the counter''s %s',
+                source_schema, source_table, sum_column,
+                countercache.column_format(source_schema, source_table, sum_column), column_type),
+                'give the sum column a scale (numeric(p,s)) and the counter field at least as many decimal places');
         END IF;
     END IF;
     -- PostgreSQL judges the condition, parsed and typed against the source table in two contexts, each through a
@@ -453,11 +545,16 @@ BEGIN
     t := countercache.column_type(target_schema, target_table, target_column);
     IF t IS NULL THEN
         EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I %s NOT NULL DEFAULT 0',
-            target_schema, target_table, target_column, column_type::regtype);
+            target_schema, target_table, target_column, column_type);   -- column_type: checked above
     ELSIF t::text NOT IN ('smallint', 'integer', 'bigint', 'numeric') THEN
         PERFORM countercache.fail(d, format('counter column %I.%I.%I is %s',
             target_schema, target_table, target_column, t),
-            'make the counter column an integer or bigint');
+            'make the counter column an integer, bigint or numeric(p,s)');
+    ELSIF scale > 0 AND countercache.column_scale(target_schema, target_table, target_column) IS DISTINCT FROM scale THEN
+        PERFORM countercache.fail(d, format('counter column %I.%I.%I is %s, the entity model says %s',
+            target_schema, target_table, target_column,
+            countercache.column_format(target_schema, target_table, target_column), column_type),
+            'make the column match the field''s precision and scale (or the field match the column)');
     ELSIF NOT EXISTS (SELECT 1 FROM pg_attrdef ad JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
                        WHERE a.attrelid = to_regclass(format('%I.%I', target_schema, target_table))
                          AND a.attname = target_column) THEN
@@ -471,17 +568,20 @@ BEGIN
     END IF;
     INSERT INTO countercache.counter AS k (id, name, declared_by, target_schema, target_table, target_key, key_type,
                                           target_column, source_schema, source_table, source_fk, condition,
-                                          sum_column, strategy, slots, definition_hash)
+                                          sum_column, strategy, slots, definition_hash,
+                                          via_schema, via_table, via_key, via_fk, scale)
     VALUES (id, name, declared_by, target_schema, target_table, target_key, key_type,
             target_column, source_schema, source_table, source_fk, condition, sum_column, strategy, slots,
-            definition_hash)
+            definition_hash, via_schema, via_table, via_key, via_fk, scale)
     ON CONFLICT ON CONSTRAINT counter_pkey DO UPDATE
        SET name = excluded.name, declared_by = excluded.declared_by,
            target_schema = excluded.target_schema, target_table = excluded.target_table,
            target_key = excluded.target_key, key_type = excluded.key_type, target_column = excluded.target_column,
            source_schema = excluded.source_schema, source_table = excluded.source_table,
            source_fk = excluded.source_fk, condition = excluded.condition, sum_column = excluded.sum_column,
-           strategy = excluded.strategy, slots = excluded.slots, definition_hash = excluded.definition_hash, defined_at = now();
+           strategy = excluded.strategy, slots = excluded.slots, definition_hash = excluded.definition_hash,
+           via_schema = excluded.via_schema, via_table = excluded.via_table, via_key = excluded.via_key,
+           via_fk = excluded.via_fk, scale = excluded.scale, defined_at = now();
     PERFORM countercache.request_recount(define_counter.id);
     RETURN true;
 END
@@ -535,7 +635,10 @@ BEGIN
                                   WHERE k.source_schema = n.nspname AND k.source_table = c.relname))
              OR (p.proname LIKE 'target\_%'
                  AND NOT EXISTS (SELECT 1 FROM countercache.counter k
-                                  WHERE k.target_schema = n.nspname AND k.target_table = c.relname)))
+                                  WHERE k.target_schema = n.nspname AND k.target_table = c.relname))
+             OR (p.proname LIKE 'via\_%'
+                 AND NOT EXISTS (SELECT 1 FROM countercache.counter k
+                                  WHERE k.via_schema = n.nspname AND k.via_table = c.relname)))
          GROUP BY n.nspname, c.relname, p.oid
     LOOP
         FOREACH tg IN ARRAY s.triggers LOOP
@@ -547,7 +650,7 @@ BEGIN
     FOR s IN
         SELECT p.oid::regprocedure AS fn FROM pg_proc p
          WHERE p.pronamespace = 'countercache'::regnamespace
-           AND (p.proname LIKE 'capture\_%' OR p.proname LIKE 'target\_%')
+           AND (p.proname LIKE 'capture\_%' OR p.proname LIKE 'target\_%' OR p.proname LIKE 'via\_%')
            AND NOT EXISTS (SELECT 1 FROM pg_trigger tg WHERE tg.tgfoid = p.oid)
     LOOP
         EXECUTE format('DROP FUNCTION %s', s.fn);
@@ -561,9 +664,10 @@ $fn$;
 -- apply, $8 one key (as text) to restrict to, or NULL. Deltas of busy rows go back to the queue under their own ids.
 -- It returns one jsonb array: per counter, the deltas it consumed (n) and, when with_keys, the keys it touched (k).
 -- One value, so that a statement that fails part way has reported nothing.
+DROP FUNCTION IF EXISTS countercache.apply_sql(name, name, name, text, integer[], name[], boolean);
 CREATE OR REPLACE FUNCTION countercache.apply_sql(target_schema name, target_table name, target_key name,
                                                   key_type text, counters integer[], columns name[],
-                                                  with_keys boolean)
+                                                  scales integer[], with_keys boolean)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -605,8 +709,10 @@ AS $fn$
         CASE WHEN key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
         (SELECT string_agg(format('sum(q.delta) FILTER (WHERE q.counter_id = %s) AS d%s', c, i), ', ' ORDER BY i)
            FROM unnest(counters) WITH ORDINALITY AS u(c, i)),
-        (SELECT string_agg(format('%1$I = coalesce(t.%1$I, 0) + coalesce(d.d%2$s, 0)', col, i), ', ' ORDER BY i)
-           FROM unnest(columns) WITH ORDINALITY AS u(col, i)),
+        (SELECT string_agg(format('%1$I = coalesce(t.%1$I, 0) + coalesce(d.d%2$s, 0)%3$s', u.col, u.i,
+                                  CASE WHEN u.s > 0 THEN ' * 1e-' || u.s END),
+                           ', ' ORDER BY u.i)
+           FROM unnest(columns, scales) WITH ORDINALITY AS u(col, s, i)),
         CASE WHEN with_keys THEN 'jsonb_agg(DISTINCT f.k) FILTER (WHERE f.applied)' ELSE 'NULL::jsonb' END)
 $fn$;
 
@@ -690,14 +796,15 @@ BEGIN
 
     FOR tb IN
         SELECT c.target_schema, c.target_table, c.target_key, c.key_type,
-               array_agg(c.id ORDER BY c.id) AS counters, array_agg(c.target_column ORDER BY c.id) AS columns
+               array_agg(c.id ORDER BY c.id) AS counters, array_agg(c.target_column ORDER BY c.id) AS columns,
+               array_agg(c.scale ORDER BY c.id) AS scales
           FROM countercache.counter c
          WHERE c.id IN (SELECT DISTINCT u.c FROM unnest(cids) u(c))
          GROUP BY c.target_schema, c.target_table, c.target_key, c.key_type
          ORDER BY c.target_schema, c.target_table
     LOOP
         apply := countercache.apply_sql(tb.target_schema, tb.target_table, tb.target_key, tb.key_type,
-                                        tb.counters, tb.columns, with_keys);
+                                        tb.counters, tb.columns, tb.scales, with_keys);
         kc := CASE WHEN tb.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END;
         BEGIN
             EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, tb.counters, NULL::text;

@@ -4,6 +4,7 @@ import io.countercache.spi.CounterDefinition;
 import io.countercache.spi.Installation;
 import io.countercache.spi.KeyType;
 import io.countercache.spi.TableName;
+import io.countercache.spi.Via;
 import io.countercache.testing.TestDatabase;
 
 import java.sql.Connection;
@@ -29,7 +30,8 @@ final class BlogSchema {
                 publish_status text NOT NULL,
                 likes integer);
             CREATE TABLE shop_order (id uuid PRIMARY KEY, note text);
-            CREATE TABLE shop_line (id serial PRIMARY KEY, order_id uuid REFERENCES shop_order (id), amount bigint);
+            CREATE TABLE shop_line (id serial PRIMARY KEY, order_id uuid REFERENCES shop_order (id), amount bigint,
+                                    price numeric(12,2));
             CREATE TABLE tag (id integer PRIMARY KEY);
             CREATE TABLE tagging (id serial PRIMARY KEY, tag_id integer REFERENCES tag (id));
             CREATE TABLE shelf (id bigint PRIMARY KEY);
@@ -68,8 +70,21 @@ final class BlogSchema {
             new TableName("public", "product"), "id", KeyType.BIGINT, "stars", "bigint",
             new TableName("public", "review"), "product_id", "approved", "stars");
 
+    /** Along a path: a review counts for the shop of its product (review -> product -> shop). */
+    static final CounterDefinition SHOP_APPROVED = new CounterDefinition("Shop.approvedReviews",
+            new TableName("public", "shop"), "id", KeyType.BIGINT, "approved_reviews", "bigint",
+            new TableName("public", "review"), "product_id", "approved", null, Strategy.QUEUE, 0,
+            new Via(new TableName("public", "product"), "id", KeyType.BIGINT, "shop_id"));
+    static final CounterDefinition SHOP_STARS = new CounterDefinition("Shop.stars",
+            new TableName("public", "shop"), "id", KeyType.BIGINT, "stars", "bigint",
+            new TableName("public", "review"), "product_id", null, "stars", Strategy.QUEUE, 0,
+            new Via(new TableName("public", "product"), "id", KeyType.BIGINT, "shop_id"));
+    /** A sum of money: numeric(12,2) prices into a numeric(14,2) column, exact to the cent. */
+    static final CounterDefinition ORDER_VALUE = new CounterDefinition("Order.value", new TableName("public", "shop_order"),
+            "id", KeyType.UUID, "value", "numeric(14,2)", new TableName("public", "shop_line"), "order_id", null, "price");
+
     static final List<CounterDefinition> ALL = List.of(ARTICLE_COMMENTS, ARTICLE_PUBLIC, USER_PUBLIC, ARTICLE_LIKES,
-            ORDER_TOTAL, TAG_USES, SHELF_BOOKS, PRODUCT_APPROVED, PRODUCT_STARS);
+            ORDER_TOTAL, TAG_USES, SHELF_BOOKS, PRODUCT_APPROVED, PRODUCT_STARS, SHOP_APPROVED, SHOP_STARS, ORDER_VALUE);
 
     /** Every counter's value beside its recount, one row per target whose values differ. */
     static final String MISMATCHES = """
@@ -115,6 +130,22 @@ final class BlogSchema {
                    (SELECT coalesce(sum(stars), 0) FROM review r WHERE r.product_id = p.id AND r.approved)
               FROM product p
              WHERE p.stars <> (SELECT coalesce(sum(stars), 0) FROM review r WHERE r.product_id = p.id AND r.approved)
+            UNION ALL
+            SELECT 'shop approved', s.id::text, s.approved_reviews,
+                   (SELECT count(*) FROM review r JOIN product p ON p.id = r.product_id WHERE p.shop_id = s.id AND r.approved)
+              FROM shop s
+             WHERE s.approved_reviews <>
+                   (SELECT count(*) FROM review r JOIN product p ON p.id = r.product_id WHERE p.shop_id = s.id AND r.approved)
+            UNION ALL
+            SELECT 'shop stars', s.id::text, s.stars,
+                   (SELECT coalesce(sum(r.stars), 0) FROM review r JOIN product p ON p.id = r.product_id WHERE p.shop_id = s.id)
+              FROM shop s
+             WHERE s.stars <>
+                   (SELECT coalesce(sum(r.stars), 0) FROM review r JOIN product p ON p.id = r.product_id WHERE p.shop_id = s.id)
+            UNION ALL
+            SELECT 'order value', o.id::text, o.value, (SELECT coalesce(sum(price), 0) FROM shop_line l WHERE l.order_id = o.id)
+              FROM shop_order o
+             WHERE o.value <> (SELECT coalesce(sum(price), 0) FROM shop_line l WHERE l.order_id = o.id)
             """;
 
     private BlogSchema() {

@@ -44,11 +44,11 @@ class ChaosIT {
             "55P03");  // lock_timeout of the sessions that wait on others
 
     /** A rollup waiting for a lock an application session holds (rounds may briefly wait for one another). */
-    private static final String ROLLUP_WAITS = "SELECT count(*) FROM pg_stat_activity a"
+    private static final String ROLLUP_WAITS = "SELECT a.wait_event || ' held by: ' || left(b.query, 200)"
+            + " FROM pg_stat_activity a JOIN pg_stat_activity b ON b.pid = ANY (pg_blocking_pids(a.pid))"
             + " WHERE a.datname = current_database() AND a.query LIKE '%rollup_report%'"
             + " AND a.wait_event_type = 'Lock' AND a.wait_event <> 'extend' AND a.pid <> pg_backend_pid()"
-            + " AND EXISTS (SELECT 1 FROM pg_stat_activity b WHERE b.pid = ANY (pg_blocking_pids(a.pid))"
-            + "             AND b.query NOT LIKE '%rollup_report%')";
+            + " AND b.query NOT LIKE '%rollup_report%'";
 
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final ConcurrentHashMap<String, AtomicLong> counts = new ConcurrentHashMap<>();
@@ -62,7 +62,9 @@ class ChaosIT {
                 + "INSERT INTO blog_article (id) SELECT g FROM generate_series(1, " + ARTICLES + ") g;"
                 + "INSERT INTO shop VALUES (1, 's'), (2, 't');"
                 + "INSERT INTO product (id, shop_id) SELECT g, 1 + g % 2 FROM generate_series(1, " + PRODUCTS + ") g;"
-                + "INSERT INTO shelf SELECT g FROM generate_series(1, 4) g;");
+                + "INSERT INTO shelf SELECT g FROM generate_series(1, 4) g;"
+                + "INSERT INTO shop_order (id) SELECT ('00000000-0000-0000-0000-00000000000' || g)::uuid"
+                + " FROM generate_series(1, 3) g;");
         long seed = Long.getLong("chaos.seed", System.nanoTime());
         long seconds = Long.getLong("chaos.seconds", 8);
         System.out.println("ChaosIT " + strategy + " seed " + seed + " (-Dchaos.seed=" + seed + " replays it), "
@@ -87,7 +89,11 @@ class ChaosIT {
         Future<Long> watcher = pool.submit(() -> {
             long seen = 0;
             while (running.get()) {
-                seen += db.queryLong(ROLLUP_WAITS);
+                List<List<String>> waits = db.queryRows(ROLLUP_WAITS);
+                if (!waits.isEmpty() && seen == 0) {
+                    System.out.println("ChaosIT: a rollup waits for " + waits);
+                }
+                seen += waits.size();
                 counts.computeIfAbsent("watcher samples", k -> new AtomicLong()).incrementAndGet();
                 Thread.sleep(3);
             }
@@ -162,7 +168,9 @@ class ChaosIT {
         int article = 1 + r.nextInt(ARTICLES), user = 1 + r.nextInt(USERS), product = 1 + r.nextInt(PRODUCTS);
         String status = r.nextBoolean() ? "'public'" : "'private'";
         for (int i = 0, n = 1 + r.nextInt(3); i < n; i++) {
-            st.execute(switch (r.nextInt(10)) {
+            String order = "'00000000-0000-0000-0000-00000000000" + (1 + r.nextInt(3)) + "'";
+            int shop = 1 + r.nextInt(2);
+            st.execute(switch (r.nextInt(13)) {
                 case 0, 1 -> "INSERT INTO blog_comment (creator_id, article_id, publish_status, likes) VALUES ("
                         + user + ", " + article + ", " + status + ", " + r.nextInt(5) + ")";
                 case 2 -> "INSERT INTO blog_comment (creator_id, article_id, publish_status, likes) SELECT 1 + g % "
@@ -178,6 +186,16 @@ class ChaosIT {
                 case 7 -> "UPDATE review SET approved = NOT approved, stars = stars + 1 WHERE id IN"
                         + " (SELECT id FROM review WHERE product_id = " + product + " LIMIT 2)";
                 case 8 -> "INSERT INTO book (shelf_id) SELECT " + (1 + r.nextInt(6)) + " FROM generate_series(1, 3)";
+                // a middle row of the path review -> product -> shop moves to another shop, with its reviews
+                // (the new shop locked first, as the foreign key check would, but before the product: in the
+                // order lockParentThenUpdate takes them, so that the two never deadlock)
+                case 9 -> "SELECT FROM shop WHERE id = " + shop + " FOR KEY SHARE;"
+                        + "UPDATE product SET shop_id = " + shop + " WHERE id = " + product;
+                case 10 -> "INSERT INTO shop_line (order_id, price) SELECT " + order + ", round((random() * 100)::numeric, 2)"
+                        + " FROM generate_series(1, " + (1 + r.nextInt(3)) + ")";
+                case 11 -> r.nextBoolean() ? "UPDATE shop_line SET price = price + 0.01, order_id = " + order
+                        + " WHERE id IN (SELECT id FROM shop_line ORDER BY random() LIMIT 2)"
+                        : "DELETE FROM shop_line WHERE id IN (SELECT id FROM shop_line ORDER BY random() LIMIT 2)";
                 default -> "DELETE FROM book WHERE id IN (SELECT id FROM book ORDER BY random() LIMIT 2)";
             });
         }
@@ -231,12 +249,21 @@ class ChaosIT {
 
     private void deleteAndInsertTarget(Statement st, SplittableRandom r) throws SQLException {
         int id = 1 + r.nextInt(ARTICLES);
-        String table = r.nextBoolean() ? "blog_article" : "shelf";
+        String table = switch (r.nextInt(3)) {
+            case 0 -> "blog_article";
+            case 1 -> "shelf";
+            default -> "product";   // a target, and the middle row of a path: its reviews go with it (cascade)
+        };
+        if (table.equals("product")) {   // its new shop first, as in the move above, so as not to deadlock on it
+            id = 1 + r.nextInt(PRODUCTS);
+            st.execute("SELECT FROM shop WHERE id = " + (1 + id % 2) + " FOR KEY SHARE");
+        }
         st.execute("DELETE FROM " + table + " WHERE id = " + id);
         if (r.nextBoolean()) {
             st.getConnection().commit();                  // deleted for a while: deltas for it become orphans
         }
-        st.execute("INSERT INTO " + table + " (id) VALUES (" + id + ") ON CONFLICT DO NOTHING");
+        st.execute("INSERT INTO " + table + (table.equals("product") ? " (id, shop_id) VALUES (" + id + ", " + (1 + id % 2)
+                : " (id) VALUES (" + id) + ") ON CONFLICT DO NOTHING");
         count("deleteAndInsertTarget");
     }
 

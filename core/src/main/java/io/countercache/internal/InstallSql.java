@@ -8,6 +8,7 @@ import io.countercache.spi.LimitDefinition;
 import io.countercache.spi.TableName;
 
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -52,6 +53,7 @@ public final class InstallSql {
             List.of("countercache_insert", "countercache_update", "countercache_delete", "countercache_truncate");
     public static final List<String> TARGET_TRIGGERS = List.of("countercache_target_insert",
             "countercache_target_delete", "countercache_target_key", "countercache_target_truncate");
+    public static final List<String> VIA_TRIGGERS = List.of("countercache_via_update", "countercache_via_delete");
 
     private static final String NEW_ROWS = "countercache_new";
     private static final String OLD_ROWS = "countercache_old";
@@ -76,6 +78,12 @@ public final class InstallSql {
         for (CounterDefinition c : counters) {
             byTarget.computeIfAbsent(c.target(), t -> new ArrayList<>()).add(c);
         }
+        Map<TableName, List<CounterDefinition>> byVia = new TreeMap<>();
+        for (CounterDefinition c : counters) {
+            if (c.via() != null) {
+                byVia.computeIfAbsent(c.via().table(), t -> new ArrayList<>()).add(c);
+            }
+        }
         List<Unit> units = new ArrayList<>();
         units.add(new Unit("countercache-schema", "countercache catalog, queue and functions", schema(), false));
         bySource.forEach((source, defs) -> {
@@ -87,6 +95,11 @@ public final class InstallSql {
             defs.sort(Comparator.comparing(CounterDefinition::name));
             units.add(new Unit("countercache-target-" + changesetName(target), "counters held by " + target + ": " + declarers(defs),
                     targetSql(changelog, target, defs), false));
+        });
+        byVia.forEach((via, defs) -> {
+            defs.sort(Comparator.comparing(CounterDefinition::name));
+            units.add(new Unit("countercache-via-" + changesetName(via), "counters along paths through " + via + ": "
+                    + declarers(defs), viaSql(changelog, via, defs), false));
         });
         String keep = counters.stream().map(CounterDefinition::name).sorted().map(Sql::literal)
                 .collect(Collectors.joining(", "));
@@ -215,14 +228,15 @@ public final class InstallSql {
         String truncated = "TRUNCATE of " + source;
         boolean slotted = defs.stream().anyMatch(c -> c.strategy() == Strategy.SLOTTED);
         String body = "#variable_conflict use_column\n" + (slotted ? "DECLARE\n    r record;\n    held tid;\n" : "") + "BEGIN\n"
-                + "    IF TG_OP = 'INSERT' THEN\n" + capture(defs, NEW_ROWS, null)
-                + "    ELSIF TG_OP = 'DELETE' THEN\n" + capture(defs, null, OLD_ROWS)
-                + "    ELSIF TG_OP = 'UPDATE' THEN\n" + capture(defs, NEW_ROWS, OLD_ROWS)
+                + "    IF TG_OP = 'INSERT' THEN\n" + lockVias(defs, NEW_ROWS) + capture(defs, changed(NEW_ROWS), null)
+                + "    ELSIF TG_OP = 'DELETE' THEN\n" + lockVias(defs, OLD_ROWS) + capture(defs, null, changed(OLD_ROWS))
+                + "    ELSIF TG_OP = 'UPDATE' THEN\n" + lockVias(defs, NEW_ROWS, OLD_ROWS)
+                + capture(defs, changed(NEW_ROWS), changed(OLD_ROWS))
                 + "    ELSIF TG_OP = 'TRUNCATE' THEN\n"
                 + "        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted\n"
                 + "        PERFORM countercache.require_read_committed(" + literal(truncated) + ",\n"
                 + "            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');\n"
-                + capture(defs, null, source.sql())
+                + lockVias(defs, source.sql()) + capture(defs, null, changed(source.sql()))
                 + "    END IF;\n    RETURN NULL;\nEND\n";
         sql.append(triggerFunctionSql(fn, "capture", source, body));
         sql.append(trigger(SOURCE_TRIGGERS.get(0), "AFTER INSERT", "REFERENCING NEW TABLE AS " + NEW_ROWS, source, fn));
@@ -248,8 +262,8 @@ public final class InstallSql {
                 + "        -- the key changed (a row trigger, only then): the old key gets its values back\n"
                 + "        INSERT INTO countercache.delta (counter_id, " + defs.get(0).keyType().queueColumn()
                 + ", delta)\n        SELECT c, k, d FROM (VALUES\n            "
-                + defs.stream().map(c -> "(" + c.id() + ", OLD." + key + ", coalesce(OLD." + ident(c.column())
-                        + ", 0)::bigint), (" + c.id() + ", NEW." + key + ", -coalesce(NEW." + ident(c.column()) + ", 0)::bigint)")
+                + defs.stream().map(c -> "(" + c.id() + ", OLD." + key + ", " + units(c, "OLD." + ident(c.column()))
+                        + "), (" + c.id() + ", NEW." + key + ", -" + units(c, "NEW." + ident(c.column())) + ")")
                         .collect(Collectors.joining(",\n            "))
                 + "\n        ) v(c, k, d) WHERE d <> 0;\n"
                 + "    ELSIF TG_OP = 'TRUNCATE' THEN\n"
@@ -311,8 +325,8 @@ public final class InstallSql {
         String key = ident(defs.get(0).targetKey());
         return "        INSERT INTO countercache.delta (counter_id, " + defs.get(0).keyType().queueColumn() + ", delta)\n"
                 + "        SELECT c, k, d FROM (\n            "
-                + defs.stream().map(c -> "SELECT " + c.id() + " AS c, r." + key + " AS k, " + sign + "coalesce(r."
-                        + ident(c.column()) + ", 0)::bigint AS d FROM " + rows + " AS r")
+                + defs.stream().map(c -> "SELECT " + c.id() + " AS c, r." + key + " AS k, " + sign
+                        + units(c, "r." + ident(c.column())) + " AS d FROM " + rows + " AS r")
                         .collect(Collectors.joining("\n            UNION ALL\n            "))
                 + "\n        ) s WHERE d <> 0;\n";
     }
@@ -327,6 +341,10 @@ public final class InstallSql {
                 + ", source_fk => " + literal(c.sourceFk()) + ",\n"
                 + "    condition => " + literal(c.condition()) + ", sum_column => " + literal(c.sumColumn()) + ",\n"
                 + "    strategy => " + literal(c.strategy().sqlName()) + ", slots => " + c.slots() + ",\n"
+                + (c.via() == null ? "" : "    via_schema => " + literal(c.via().table().schema()) + ", via_table => "
+                        + literal(c.via().table().table()) + ", via_key => " + literal(c.via().key()) + ", via_key_type => "
+                        + literal(c.via().keyType().sqlName()) + ", via_fk => " + literal(c.via().fk()) + ",\n")
+                + (c.scale() == 0 ? "" : "    scale => " + c.scale() + ",\n")
                 + "    definition_hash => " + literal(c.definitionHash()) + ");\n";
     }
 
@@ -335,7 +353,7 @@ public final class InstallSql {
      * or the source table itself before a TRUNCATE). Every strategy first sums the contributions per counter and
      * target, so a bulk statement yields one change per target and an update that changes nothing relevant none.
      */
-    private static String capture(List<CounterDefinition> defs, String added, String removed) {
+    private static String capture(List<CounterDefinition> defs, Rows added, Rows removed) {
         Map<Strategy, List<CounterDefinition>> byStrategy = new EnumMap<>(Strategy.class);
         for (CounterDefinition c : defs) {
             byStrategy.computeIfAbsent(c.strategy(), k -> new ArrayList<>()).add(c);
@@ -352,7 +370,7 @@ public final class InstallSql {
     }
 
     /** Queue and unlogged queue: one INSERT per key type into the queue table. */
-    private static String enqueue(String queue, List<CounterDefinition> defs, String added, String removed) {
+    private static String enqueue(String queue, List<CounterDefinition> defs, Rows added, Rows removed) {
         StringBuilder out = new StringBuilder();
         Map<String, List<CounterDefinition>> byQueueColumn = new TreeMap<>();
         for (CounterDefinition c : defs) {
@@ -368,7 +386,7 @@ public final class InstallSql {
      * Direct: one UPDATE per target table adds each counter's sum to its column in the writer's transaction; sums for
      * keys no target row has are kept as orphans (as the rollup would), so nothing is lost.
      */
-    private static String direct(List<CounterDefinition> defs, String added, String removed) {
+    private static String direct(List<CounterDefinition> defs, Rows added, Rows removed) {
         Map<TableName, List<CounterDefinition>> byTarget = new TreeMap<>();
         for (CounterDefinition c : defs) {
             byTarget.computeIfAbsent(c.target(), k -> new ArrayList<>()).add(c);
@@ -381,7 +399,7 @@ public final class InstallSql {
             for (int i = 0; i < group.size(); i++) {
                 CounterDefinition c = group.get(i);
                 sums.add("sum(s.d) FILTER (WHERE s.c = " + c.id() + ") AS d" + i);
-                sets.add(ident(c.column()) + " = coalesce(t." + ident(c.column()) + ", 0) + coalesce(w.d" + i + ", 0)");
+                sets.add(ident(c.column()) + " = coalesce(t." + ident(c.column()) + ", 0) + " + amount(c, "coalesce(w.d" + i + ", 0)"));
             }
             out.append("        WITH s AS (\n            ").append(deltas(group, added, removed))
                     .append("\n        ), w AS (\n            SELECT s.k, ").append(String.join(", ", sums))
@@ -403,7 +421,7 @@ public final class InstallSql {
      * statements: the lock returns the row's latest version, which the locking statement's own snapshot may not see
      * (an update committed since it began), but the next statement's does.
      */
-    private static String slotted(List<CounterDefinition> defs, String added, String removed) {
+    private static String slotted(List<CounterDefinition> defs, Rows added, Rows removed) {
         StringBuilder out = new StringBuilder();
         for (CounterDefinition c : defs) {
             String kc = c.keyType().queueColumn();
@@ -435,27 +453,132 @@ public final class InstallSql {
     }
 
     /** Each counter's contributions from the added rows and the removed rows, summed per counter (c) and target (k). */
-    private static String deltas(List<CounterDefinition> defs, String added, String removed) {
+    private static String deltas(List<CounterDefinition> defs, Rows added, Rows removed) {
         List<String> parts = new ArrayList<>();
         for (CounterDefinition c : defs) {
             if (added != null) {
-                parts.add(contribution(c, added, ""));
+                parts.add(added.contribution(c, ""));
             }
             if (removed != null) {
-                parts.add(contribution(c, removed, "-"));
+                parts.add(removed.contribution(c, "-"));
             }
         }
         return "SELECT c, k, sum(d) AS d FROM (\n            " + String.join("\n            UNION ALL\n            ", parts)
                 + "\n        ) s GROUP BY c, k HAVING sum(d) <> 0";
     }
 
-    private static String contribution(CounterDefinition c, String rows, String sign) {
-        String alias = ident(c.source().table());
-        String fk = alias + "." + ident(c.sourceFk());
-        String value = c.sumColumn() == null ? sign + "1" : sign + "coalesce(" + alias + "." + ident(c.sumColumn()) + ", 0)";
-        String where = fk + " IS NOT NULL" + (c.condition() == null ? "" : " AND (" + c.condition() + ")");
-        return "SELECT " + c.id() + " AS c, " + fk + " AS k, " + value + " AS d FROM " + rows + " AS " + alias
-                + " WHERE " + where;
+    /**
+     * Where a capture's contributions come from: one query per counter of (c, k, d) rows, each the contribution of
+     * one source row with this sign, in the counter's units (see {@link CounterDefinition#scale()}).
+     */
+    private interface Rows {
+        String contribution(CounterDefinition c, String sign);
+    }
+
+    /**
+     * Source rows a statement changed (a transition table, or the source table before a TRUNCATE). With a path, each
+     * counts for the target its middle row points at now: the condition is judged on the source row alone, then the
+     * row is joined to its middle row.
+     */
+    private static Rows changed(String rows) {
+        return (c, sign) -> {
+            String alias = ident(c.source().table());
+            String fk = alias + "." + ident(c.sourceFk());
+            String value = sign + (c.sumColumn() == null ? "1" : units(c, alias + "." + ident(c.sumColumn())));
+            String where = fk + " IS NOT NULL" + (c.condition() == null ? "" : " AND (" + c.condition() + ")");
+            if (c.via() == null) {
+                return "SELECT " + c.id() + " AS c, " + fk + " AS k, " + value + " AS d FROM " + rows + " AS " + alias
+                        + " WHERE " + where;
+            }
+            return "SELECT " + c.id() + " AS c, v." + ident(c.via().fk()) + " AS k, s.d FROM (SELECT " + fk + " AS f, "
+                    + value + " AS d FROM " + rows + " AS " + alias + " WHERE " + where + ") s JOIN "
+                    + c.via().table().sql() + " v ON v." + ident(c.via().key()) + " = s.f WHERE v."
+                    + ident(c.via().fk()) + " IS NOT NULL";
+        };
+    }
+
+    /** The source rows under one middle row ({@code OLD} or {@code NEW} of a middle table's row trigger). */
+    private static Rows under(String row) {
+        return (c, sign) -> {
+            String alias = ident(c.source().table());
+            String value = sign + (c.sumColumn() == null ? "1" : units(c, alias + "." + ident(c.sumColumn())));
+            return "SELECT " + c.id() + " AS c, " + row + "." + ident(c.via().fk()) + " AS k, " + value + " AS d FROM "
+                    + c.source().sql() + " AS " + alias + " WHERE " + alias + "." + ident(c.sourceFk()) + " = " + row + "."
+                    + ident(c.via().key()) + " AND " + row + "." + ident(c.via().fk()) + " IS NOT NULL"
+                    + (c.condition() == null ? "" : " AND (" + c.condition() + ")");
+        };
+    }
+
+    /** A value of the counter's kind as the queue holds it: a bigint, in units of 10^-scale for a numeric sum. */
+    private static String units(CounterDefinition c, String value) {
+        return c.scale() == 0 ? "coalesce(" + value + ", 0)::bigint"
+                : "(coalesce(" + value + ", 0) * " + BigDecimal.ONE.movePointRight(c.scale()).toPlainString() + ")::bigint";
+    }
+
+    /** A queued amount (bigint units) as a value of the counter column's kind. */
+    private static String amount(CounterDefinition c, String units) {
+        return c.scale() == 0 ? units : units + " * " + BigDecimal.ONE.movePointLeft(c.scale()).toPlainString();
+    }
+
+    /**
+     * Before a capture reads middle rows, it locks the ones its rows point at FOR KEY SHARE (as their foreign key
+     * check does), one statement before the one that reads them, so that the read sees a middle row's latest
+     * committed version: a transaction that moves a middle row holds it FOR UPDATE until it commits, and has counted
+     * the source rows it could see. See docs/architecture.md, "Counters along a path".
+     */
+    private static String lockVias(List<CounterDefinition> defs, String... relations) {
+        Map<String, CounterDefinition> links = new TreeMap<>();
+        for (CounterDefinition c : defs) {
+            if (c.via() != null) {
+                links.putIfAbsent(c.via().table() + "\u0000" + c.via().key() + "\u0000" + c.sourceFk(), c);
+            }
+        }
+        StringBuilder out = new StringBuilder();
+        for (CounterDefinition c : links.values()) {
+            String key = "v." + ident(c.via().key());
+            out.append("        PERFORM FROM ").append(c.via().table().sql()).append(" v WHERE ").append(key)
+                    .append(" IN (").append(java.util.Arrays.stream(relations).map(r -> "SELECT x." + ident(c.sourceFk())
+                            + " FROM " + r + " x").collect(Collectors.joining(" UNION ALL ")))
+                    .append(")\n            ORDER BY ").append(key).append(" FOR KEY SHARE OF v;\n");
+        }
+        return out.toString();
+    }
+
+    /**
+     * A middle table's row triggers: a row whose key or target link changes (or that is deleted) moves the counts of
+     * the source rows under it, counted BEFORE the change (and before any cascade to the source rows, whose own
+     * capture then finds the row changed). The row is first locked FOR UPDATE, which waits for every writer that
+     * holds it FOR KEY SHARE (a capture, a foreign key check) and makes later ones wait until commit.
+     */
+    private static String viaSql(String changelog, TableName via, List<CounterDefinition> defs) {
+        String fn = "countercache." + ident(triggerFunction("via_", via));
+        String key = ident(defs.get(0).via().key());
+        java.util.Set<String> links = new java.util.TreeSet<>();
+        defs.forEach(c -> links.add(c.via().fk()));
+        String moved = "moving a row of " + via + " (" + declarers(defs) + ")";
+        String body = "#variable_conflict use_column\n" + (defs.stream().anyMatch(c -> c.strategy() == Strategy.SLOTTED)
+                ? "DECLARE\n    r record;\n    held tid;\n" : "") + "BEGIN\n"
+                + "    PERFORM countercache.require_read_committed(" + literal(moved) + ",\n"
+                + "        'change the key or the link of a middle row, or delete it, in a READ COMMITTED transaction');\n"
+                + "    IF TG_OP = 'UPDATE' THEN\n"
+                + "        PERFORM FROM " + via.sql() + " v WHERE v." + key + " = OLD." + key + " FOR UPDATE OF v;\n"
+                + capture(defs, under("NEW"), under("OLD"))
+                + "        RETURN NEW;\n"
+                + "    END IF;\n"
+                + capture(defs, null, under("OLD"))
+                + "    RETURN OLD;\nEND\n";
+        StringBuilder sql = new StringBuilder(oneChangelogPerTable(changelog, "via", via, defs));
+        sql.append(triggerFunctionSql(fn, "via", via, body));
+        String changedWhen = java.util.stream.Stream.concat(java.util.stream.Stream.of(defs.get(0).via().key()), links.stream())
+                .map(col -> "OLD." + ident(col) + " IS DISTINCT FROM NEW." + ident(col)).collect(Collectors.joining(" OR "));
+        sql.append("CREATE OR REPLACE TRIGGER ").append(VIA_TRIGGERS.get(0)).append(" BEFORE UPDATE OF ")
+                .append(java.util.stream.Stream.concat(java.util.stream.Stream.of(defs.get(0).via().key()), links.stream())
+                        .map(Sql::ident).collect(Collectors.joining(", ")))
+                .append(" ON ").append(via.sql()).append("\n    FOR EACH ROW WHEN (").append(changedWhen)
+                .append(") EXECUTE FUNCTION ").append(fn).append("();\n");
+        sql.append("CREATE OR REPLACE TRIGGER ").append(VIA_TRIGGERS.get(1)).append(" BEFORE DELETE ON ").append(via.sql())
+                .append("\n    FOR EACH ROW EXECUTE FUNCTION ").append(fn).append("();\n");
+        return sql.toString();
     }
 
     private static String trigger(String name, String event, String referencing, TableName source, String fn) {

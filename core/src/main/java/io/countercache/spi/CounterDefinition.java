@@ -8,6 +8,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.zip.CRC32;
 
 /**
@@ -19,21 +21,35 @@ import java.util.zip.CRC32;
  * @param targetKey   the target's primary key column
  * @param keyType     the type of that key
  * @param column      the counter column
- * @param columnType  the SQL type used when the column has to be added ({@code bigint} or {@code integer})
+ * @param columnType  the SQL type used when the column has to be added: {@code bigint}, {@code integer}, or
+ *                    {@code numeric(p,s)} for a sum of numbers with s decimal places (kept exactly, as integers
+ *                    of 10<sup>-s</sup>, in the queue)
  * @param source      the table whose rows are counted
- * @param sourceFk    the source column that points at the target key
+ * @param sourceFk    the source column that points at the target key (at the middle table's key, with a path)
  * @param condition   a boolean SQL expression over the source's columns, or {@code null} for every row; PostgreSQL
  *                    judges it when the counter is installed (one expression, boolean, over the source table)
  * @param sumColumn   the source column to add up, or {@code null} to count rows
  * @param strategy    how writes reach the column (never {@link Strategy#DEFAULT}: the integration resolves it)
  * @param slots       for {@link Strategy#SLOTTED}, the number of slot rows per target (2 to 1024); 0 otherwise
+ * @param via         the middle table of a path from the source to the target, or {@code null} when the source
+ *                    points straight at the target
  */
 public record CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType,
                                 String column, String columnType, TableName source, String sourceFk,
-                                String condition, String sumColumn, Strategy strategy, int slots) {
+                                String condition, String sumColumn, Strategy strategy, int slots, Via via) {
 
     /** The most slot rows a slotted counter may spread one target over. */
     public static final int MAX_SLOTS = 1024;
+
+    private static final Pattern NUMERIC = Pattern.compile("numeric\\((\\d{1,4}),(\\d{1,4})\\)");
+
+    /** A counter whose source points straight at its target. */
+    public CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType, String column,
+                             String columnType, TableName source, String sourceFk, String condition, String sumColumn,
+                             Strategy strategy, int slots) {
+        this(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk, condition, sumColumn,
+                strategy, slots, null);
+    }
 
     /** A counter of the default strategy, {@link Strategy#QUEUE}. */
     public CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType, String column,
@@ -65,10 +81,31 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         if (strategy != Strategy.SLOTTED) {
             slots = 0;
         }
-        if (!columnType.equals("bigint") && !columnType.equals("integer")) {
+        columnType = columnType.replace(" ", "");
+        Matcher numeric = NUMERIC.matcher(columnType);
+        if (!columnType.equals("bigint") && !columnType.equals("integer") && !numeric.matches()) {
             throw new CounterCacheException("@CounterCache on " + declaredBy + ": column type " + columnType
-                    + " is not supported; declare the field as long or int");
+                    + " is not supported; declare the field as long, int or BigDecimal");
         }
+        if (numeric.matches() && (Integer.parseInt(numeric.group(2)) > 18
+                || Integer.parseInt(numeric.group(2)) > Integer.parseInt(numeric.group(1)))) {
+            throw new CounterCacheException("@CounterCache on " + declaredBy + ": column type " + columnType
+                    + " has a scale the queue cannot hold exactly; give the column a scale of at most 18"
+                    + " (and no more than its precision)");
+        }
+        if (numeric.matches() && sumColumn == null) {
+            throw new CounterCacheException("@CounterCache on " + declaredBy + ": a " + columnType
+                    + " counter must sum a column; count rows into a long or int field, or name the column with sum");
+        }
+    }
+
+    /**
+     * The decimal places of the counter: its amounts travel through the queue as integers of 10<sup>-scale</sup>
+     * (cents, for 2), so a sum of {@code numeric} values is exact. 0 for {@code bigint} and {@code integer}.
+     */
+    public int scale() {
+        Matcher numeric = NUMERIC.matcher(columnType);
+        return numeric.matches() ? Integer.parseInt(numeric.group(2)) : 0;
     }
 
     /** Refuses a slotted counter whose slot count is out of range, naming the field. */
@@ -82,7 +119,7 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
     /** This counter with another strategy (and slot count, for {@link Strategy#SLOTTED}). */
     public CounterDefinition withStrategy(Strategy strategy, int slots) {
         return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
-                condition, sumColumn, strategy, slots);
+                condition, sumColumn, strategy, slots, via);
     }
 
     /** The counter's unique name: the qualified counter column, {@code public.blog_article.total_comments}. */
@@ -107,6 +144,13 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
                 column, source.schema(), source.table(), sourceFk, String.valueOf(condition), String.valueOf(sumColumn));
         if (strategy != Strategy.QUEUE) {   // a queue counter keeps the digest it had before strategies existed
             canonical += "\u0001" + strategy.sqlName() + "\u0001" + slots;
+        }
+        if (via != null) {
+            canonical += "\u0001via\u0001" + via.table().schema() + "\u0001" + via.table().table() + "\u0001"
+                    + via.key() + "\u0001" + via.keyType().sqlName() + "\u0001" + via.fk();
+        }
+        if (scale() > 0) {
+            canonical += "\u0001scale\u0001" + scale();
         }
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));

@@ -38,6 +38,18 @@ class CounterDefinitionTest {
         assertThatThrownBy(() -> counter("total", null, "numeric"))
                 .isInstanceOf(CounterCacheException.class)
                 .hasMessage("@CounterCache on Article.total: column type numeric is not supported; declare the field as"
-                        + " long or int");
+                        + " long, int or BigDecimal");
+        assertThatThrownBy(() -> counter("total", null, "numeric(40,20)"))
+                .hasMessageContaining("has a scale the queue cannot hold exactly");
+        assertThatThrownBy(() -> counter("total", null, "numeric(14,2)"))
+                .hasMessageContaining("a numeric(14,2) counter must sum a column");
+    }
+
+    @Test
+    void aNumericSumTravelsInUnitsOfItsScale() {
+        assertThat(new CounterDefinition("Order.value", new TableName("public", "shop_order"), "id", KeyType.UUID,
+                "value", "numeric(14, 2)", new TableName("public", "line"), "order_id", null, "price").scale())
+                .isEqualTo(2);
+        assertThat(counter("total", null, "bigint").scale()).isZero();
     }
 }

@@ -3,6 +3,9 @@ package io.countercache.example;
 import io.countercache.CounterCache;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
+import jakarta.persistence.FetchType;
+import jakarta.persistence.JoinColumn;
+import jakarta.persistence.ManyToOne;
 import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
@@ -17,6 +20,10 @@ public class Article {
 
     String content;
 
+    @ManyToOne(fetch = FetchType.LAZY)
+    @JoinColumn(name = "blog_id")
+    Blog blog;
+
     @Column(name = "total_comments")
     @CounterCache(source = Comment.class, via = "article")
     long totalComments;
@@ -28,7 +35,8 @@ public class Article {
     protected Article() {
     }
 
-    Article(String content) {
+    Article(String content, Blog blog) {
         this.content = content;
+        this.blog = blog;
     }
 }

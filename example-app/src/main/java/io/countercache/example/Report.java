@@ -24,8 +24,10 @@ final class Report {
     static boolean print(EntityManagerFactory emf, DataSource dataSource) throws SQLException {
         List<Article> articles;
         List<User> users;
+        List<Blog> blogs;
         EntityManager em = emf.createEntityManager();
         try {
+            blogs = em.createQuery("SELECT b FROM Blog b ORDER BY b.id", Blog.class).getResultList();
             articles = em.createQuery("SELECT a FROM Article a ORDER BY a.id", Article.class).getResultList();
             users = em.createQuery("SELECT u FROM User u ORDER BY u.id", User.class).getResultList();
         } finally {
@@ -34,12 +36,14 @@ final class Report {
         Map<Long, Long> allByArticle = recount(dataSource, "article_id", "true");
         Map<Long, Long> publicByArticle = recount(dataSource, "article_id", "publish_status = 'public'");
         Map<Long, Long> publicByUser = recount(dataSource, "creator_id", "publish_status = 'public'");
+        Map<Long, Long> allByBlog = recount(dataSource, "(SELECT a.blog_id FROM blog_article a WHERE a.id = article_id)", "true");
 
         System.out.println();
         System.out.println("counter                              targets   sum of entity values   sum of recounts   differing");
         int differing = row("blog_article.total_comments", articles, a -> a.totalComments, a -> allByArticle.getOrDefault(a.id, 0L))
                 + row("blog_article.total_public_comments", articles, a -> a.totalPublicComments, a -> publicByArticle.getOrDefault(a.id, 0L))
-                + row("blog_user.total_public_comments", users, u -> u.totalPublicComments, u -> publicByUser.getOrDefault(u.id, 0L));
+                + row("blog_user.total_public_comments", users, u -> u.totalPublicComments, u -> publicByUser.getOrDefault(u.id, 0L))
+                + row("blog.total_comments (along a path)", blogs, b -> b.totalComments, b -> allByBlog.getOrDefault(b.id, 0L));
         System.out.println();
         System.out.println("busiest articles   total_comments (entity / recount)   total_public_comments (entity / recount)");
         articles.stream().sorted(Comparator.comparingLong((Article a) -> -a.totalComments)).limit(5).forEach(a ->

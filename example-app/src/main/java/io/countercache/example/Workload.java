@@ -28,6 +28,7 @@ final class Workload {
     private final DataSource dataSource;
     private final List<Long> users = new ArrayList<>();
     private final List<Long> articles = new ArrayList<>();
+    private final List<Long> blogs = new ArrayList<>();
     private final AtomicLong maxCommentId = new AtomicLong();
     private final AtomicInteger done = new AtomicInteger();
     private final AtomicInteger committed = new AtomicInteger();
@@ -47,19 +48,28 @@ final class Workload {
                 em.flush();
                 users.add(u.id);
             }
+            List<Blog> created = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                Blog b = new Blog("blog " + i);
+                em.persist(b);
+                created.add(b);
+            }
             for (int i = 0; i < articleCount; i++) {
-                Article a = new Article("article " + i);
+                Article a = new Article("article " + i, created.get(i % created.size()));
                 em.persist(a);
                 em.flush();
                 articles.add(a.id);
             }
         });
-        System.out.printf(Locale.ROOT, "Seeded %d users and %d articles through Hibernate.%n", userCount, articleCount);
+        emf.runInTransaction(em -> blogs.addAll(em.createQuery("SELECT b.id FROM Blog b", Long.class).getResultList()));
+        System.out.printf(Locale.ROOT, "Seeded %d users, %d blogs and %d articles through Hibernate.%n", userCount,
+                blogs.size(), articleCount);
     }
 
     void runConcurrently(int threads, int transactions) throws Exception {
         System.out.printf(Locale.ROOT, "Workload: %,d Hibernate transactions on %d threads (inserts, status flips,"
-                + " reparenting, deletes; about one in ten rolled back), two rollup workers running...%n", transactions, threads);
+                + " reparenting, deletes, articles moved to another blog; about one in ten rolled back), two rollup workers"
+                + " running...%n", transactions, threads);
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         List<Future<?>> futures = new ArrayList<>();
         AtomicInteger next = new AtomicInteger();
@@ -90,8 +100,8 @@ final class Workload {
         EntityManager em = emf.createEntityManager();
         try {
             em.getTransaction().begin();
-            int kind = random.nextInt(10);
-            Comment c = kind >= 4 ? randomComment(em, random) : null;
+            int kind = random.nextInt(11);
+            Comment c = kind >= 4 && kind < 10 ? randomComment(em, random) : null;
             switch (kind) {
                 case 0, 1, 2, 3 -> {
                     for (int i = 0, n = 1 + random.nextInt(3); i < n; i++) {
@@ -117,6 +127,10 @@ final class Workload {
                         c.creator = user(em, random);
                         c.publishStatus = status(random);
                     }
+                }
+                case 10 -> {   // the article, with all of its comments, moves to another blog
+                    Article a = em.find(Article.class, articles.get(random.nextInt(articles.size())));
+                    a.blog = em.getReference(Blog.class, blogs.get(random.nextInt(blogs.size())));
                 }
                 default -> {
                     if (c != null) {

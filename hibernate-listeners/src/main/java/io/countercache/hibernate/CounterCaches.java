@@ -13,6 +13,7 @@ import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 
+import java.math.BigDecimal;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -38,15 +39,30 @@ public final class CounterCaches {
      * @throws CounterCacheException when no row has this id, or the field is not a counter
      */
     public static long exact(EntityManager em, Class<?> entity, String field, Object id) {
-        Long value = exact(em, entity, field, List.of(id)).get(id);
+        return exactDecimal(em, entity, field, id).longValueExact();
+    }
+
+    /** The exact values of one counter for many entities, in one query; ids of rows that do not exist are absent. */
+    public static <K> Map<K, Long> exact(EntityManager em, Class<?> entity, String field, Collection<K> ids) {
+        Map<K, Long> values = new java.util.LinkedHashMap<>();
+        exactDecimal(em, entity, field, ids).forEach((k, v) -> values.put(k, v.longValueExact()));
+        return values;
+    }
+
+    /**
+     * The exact value of a {@code BigDecimal} sum (or of any counter, as a BigDecimal); otherwise as
+     * {@link #exact(EntityManager, Class, String, Object)}.
+     */
+    public static BigDecimal exactDecimal(EntityManager em, Class<?> entity, String field, Object id) {
+        BigDecimal value = exactDecimal(em, entity, field, List.of(id)).get(id);
         if (value == null) {
             throw new CounterCacheException(entity.getSimpleName() + " with id " + id + " does not exist");
         }
         return value;
     }
 
-    /** The exact values of one counter for many entities, in one query; ids of rows that do not exist are absent. */
-    public static <K> Map<K, Long> exact(EntityManager em, Class<?> entity, String field, Collection<K> ids) {
+    /** The exact values of one counter of any kind for many entities, in one query, as BigDecimals. */
+    public static <K> Map<K, BigDecimal> exactDecimal(EntityManager em, Class<?> entity, String field, Collection<K> ids) {
         Session session = em.unwrap(Session.class);
         CounterCacheService runtime = runtime(session.getSessionFactory());
         String entityName = session.getSessionFactory().unwrap(SessionFactoryImplementor.class).getMappingMetamodel()
@@ -56,7 +72,7 @@ public final class CounterCaches {
         if (session.isJoinedToTransaction() && (mode == FlushMode.AUTO || mode == FlushMode.ALWAYS)) {
             session.flush();
         }
-        return session.doReturningWork(c -> ExactReads.read(c, counter, ids));
+        return session.doReturningWork(c -> ExactReads.readDecimal(c, counter, ids));
     }
 
     /**

@@ -22,4 +22,10 @@ public class Broken {
 
     @CounterCache(source = Remark.class, via = "post", strategy = Strategy.SLOTTED, slots = 1)
     long tooFewSlots;
+
+    @CounterCache(source = Remark.class, via = "post.nothing")
+    long badPath;
+
+    @CounterCache(source = Remark.class, via = "post")
+    java.math.BigDecimal decimalWithoutSum;
 }

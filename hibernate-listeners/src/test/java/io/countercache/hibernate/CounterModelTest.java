@@ -57,12 +57,17 @@ class CounterModelTest {
     void everyBadDeclarationIsReportedWithTheFieldAndTheFix() {
         assertThatThrownBy(() -> EntityModel.counters(List.of(Post.class, Remark.class, Broken.class), Map.of()))
                 .isInstanceOf(CounterCacheException.class)
-                .hasMessageContaining("4 @CounterCache problems")
+                .hasMessageContaining("6 @CounterCache problems")
+                .hasMessageContaining("@CounterCache on Broken.badPath: \"nothing\" (in via = \"post.nothing\") is not a"
+                        + " many-to-one of Post pointing to Broken; Post has none")
+                .hasMessageContaining("@CounterCache on Broken.decimalWithoutSum: a BigDecimal counter adds up a numeric"
+                        + " column; name it with sum")
                 .hasMessageContaining("@CounterCache on Broken.tooFewSlots: slots = 1 must be between 2 and 1024 for"
                         + " strategy SLOTTED")
                 .hasMessageContaining("@CounterCache on Broken.badVia: via = \"article\" is not a many-to-one of Remark"
                         + " pointing to Broken; Remark has none")
-                .hasMessageContaining("@CounterCache on Broken.notANumber: the field is String; declare it as long or int")
+                .hasMessageContaining("@CounterCache on Broken.notANumber: the field is String; declare it as long or int"
+                        + " (or BigDecimal, for the sum of a numeric column)")
                 .hasMessageContaining("@CounterCache on Broken.notAnEntity: source = String.class is not an entity");
     }
 

@@ -9,6 +9,7 @@ import io.countercache.spi.LimitDefinition;
 import io.countercache.spi.CounterDefinition;
 import io.countercache.spi.KeyType;
 import io.countercache.spi.TableName;
+import io.countercache.spi.Via;
 import org.hibernate.MappingException;
 import org.hibernate.boot.Metadata;
 import org.hibernate.boot.MetadataSources;
@@ -27,6 +28,7 @@ import org.hibernate.mapping.Selectable;
 import org.hibernate.mapping.Table;
 
 import java.lang.reflect.Field;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -148,15 +150,21 @@ public final class CounterModel {
         String who = simpleName(target) + "." + field.getName();
         Strategy strategy = cc.strategy() == Strategy.DEFAULT ? defaultStrategy : cc.strategy();
         CounterDefinition.checkSlots(who, strategy, cc.slots());   // before the other checks, so it is always reported
-        String columnType = columnType(field.getType());
-        if (columnType == null) {
-            throw fail(who, "the field is " + field.getType().getSimpleName() + "; declare it as long or int");
-        }
         Property counter;
         try {
             counter = target.getProperty(field.getName());
         } catch (MappingException e) {
             throw fail(who, "the field is not persistent; remove @Transient so it maps to a column");
+        }
+        String columnType = field.getType() == BigDecimal.class ? decimalType(who, singleColumn(who, counter))
+                : columnType(field.getType());
+        if (columnType == null) {
+            throw fail(who, "the field is " + field.getType().getSimpleName() + "; declare it as long or int"
+                    + " (or BigDecimal, for the sum of a numeric column)");
+        }
+        if (field.getType() == BigDecimal.class && cc.sum().isBlank()) {
+            throw fail(who, "a BigDecimal counter adds up a numeric column; name it with sum, or count rows into a"
+                    + " long field");
         }
         if (target.getIdentifierMapper() != null || target.getIdentifier() instanceof Component
                 || target.getIdentifier().getColumnSpan() != 1) {
@@ -178,45 +186,86 @@ public final class CounterModel {
             throw fail(who, "source = " + simpleName(source) + " is part of an inheritance hierarchy; counting"
                     + " entities of a hierarchy is not supported yet, count a root entity without subclasses");
         }
-        Column fk = viaColumn(who, source, target, cc.via());
+        String[] path = cc.via().split("\\.", -1);
+        if (path.length > 2) {
+            throw fail(who, "via = \"" + cc.via() + "\" has " + path.length + " steps; a path may have two"
+                    + " (\"article.blog\"): count along a longer one from a middle entity's own counter");
+        }
+        Column fk;
+        Via via = null;
+        if (path.length == 1) {
+            fk = viaColumn(who, cc.via(), source, path[0], target);
+        } else {
+            ManyToOne first = manyToOne(who, cc.via(), source, path[0], null);
+            PersistentClass middle = metadata.getEntityBinding(first.getReferencedEntityName());
+            KeyType middleKey = middle == null || middle.getIdentifier().getColumnSpan() != 1 ? null
+                    : keyType(middle.getIdentifierProperty().getType().getReturnedClass());
+            if (middleKey == null) {
+                throw fail(who, "via = \"" + cc.via() + "\" passes through " + first.getReferencedEntityName()
+                        + ", which needs a single-column Long, Integer or UUID identifier");
+            }
+            fk = viaColumn(who, cc.via(), source, path[0], middle);
+            via = new Via(tableName(metadata, middle.getTable()), columnName(middle.getIdentifier().getColumns().get(0)),
+                    middleKey, columnName(viaColumn(who, cc.via(), middle, path[1], target)));
+        }
         TableName sourceTable = tableName(metadata, source.getTable());
         return new Declared(new CounterDefinition(who, tableName(metadata, target.getTable()),
                 columnName(target.getIdentifier().getColumns().get(0)), keyType,
                 columnName(singleColumn(who, counter)), columnType, sourceTable, columnName(fk),
                 cc.where().isBlank() ? null : cc.where().trim(),
                 cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim()),
-                strategy, cc.slots()), target, counter);
+                strategy, cc.slots(), via), target, counter);
     }
 
-    private static Column viaColumn(String who, PersistentClass source, PersistentClass target, String via) {
-        List<String> candidates = source.getPropertyClosure().stream()
-                .filter(p -> p.getValue() instanceof ManyToOne m && target.getEntityName().equals(m.getReferencedEntityName()))
-                .map(Property::getName).sorted().toList();
-        Property p = null;
-        try {
-            p = source.getProperty(via);
-        } catch (MappingException e) {
-            // reported below with the candidates
-        }
-        if (p == null || !(p.getValue() instanceof ManyToOne m) || !target.getEntityName().equals(m.getReferencedEntityName())) {
-            throw fail(who, "via = \"" + via + "\" is not a many-to-one of " + simpleName(source) + " pointing to "
-                    + simpleName(target) + "; " + simpleName(source) + " has "
-                    + (candidates.isEmpty() ? "none" : candidates.toString()));
-        }
+    /** The column of the many-to-one {@code step} of {@code from} that points at {@code to}'s identifier. */
+    private static Column viaColumn(String who, String via, PersistentClass from, String step, PersistentClass to) {
+        ManyToOne m = manyToOne(who, via, from, step, to);
         if (m.getReferencedPropertyName() != null || m.getColumnSpan() != 1) {
-            throw fail(who, "via = \"" + via + "\" must join on " + simpleName(target)
+            throw fail(who, "via = \"" + via + "\" must join on " + simpleName(to)
                     + "'s identifier with a single column");
         }
         return m.getColumns().get(0);
     }
 
+    /** The many-to-one {@code step} of {@code from}, pointing at {@code to} (at any entity when {@code to} is null). */
+    private static ManyToOne manyToOne(String who, String via, PersistentClass from, String step, PersistentClass to) {
+        List<String> candidates = from.getPropertyClosure().stream()
+                .filter(p -> p.getValue() instanceof ManyToOne m && (to == null || to.getEntityName().equals(m.getReferencedEntityName())))
+                .map(Property::getName).sorted().toList();
+        Property p = null;
+        try {
+            p = from.getProperty(step);
+        } catch (MappingException e) {
+            // reported below with the candidates
+        }
+        if (p == null || !(p.getValue() instanceof ManyToOne m) || (to != null && !to.getEntityName().equals(m.getReferencedEntityName()))) {
+            String where = via.equals(step) ? "" : " (in via = \"" + via + "\")";
+            throw fail(who, (where.isEmpty() ? "via = \"" + via + "\"" : "\"" + step + "\"" + where)
+                    + " is not a many-to-one of " + simpleName(from)
+                    + (to == null ? "" : " pointing to " + simpleName(to)) + "; " + simpleName(from) + " has "
+                    + (candidates.isEmpty() ? "none" : candidates.toString()));
+        }
+        return m;
+    }
+
+    /** {@code numeric(p,s)} of a BigDecimal counter column, Hibernate's defaults (38, 2) where it names none. */
+    private static String decimalType(String who, Column column) {
+        int precision = column.getPrecision() == null ? 38 : column.getPrecision();
+        int scale = column.getScale() == null ? 2 : column.getScale();
+        if (scale > 18 || scale > precision) {
+            throw fail(who, "the column has scale " + scale + "; a BigDecimal counter keeps at most 18 decimal places"
+                    + " (set @Column(precision = ..., scale = ...))");
+        }
+        return "numeric(" + precision + "," + scale + ")";
+    }
+
     private static String sumColumn(String who, PersistentClass source, String sum) {
         for (Property p : source.getPropertyClosure()) {
             if (p.getName().equals(sum)) {
-                if (columnType(p.getType().getReturnedClass()) == null && p.getType().getReturnedClass() != Short.class
-                        && p.getType().getReturnedClass() != short.class) {
-                    throw fail(who, "sum = \"" + sum + "\" is " + p.getType().getReturnedClass().getSimpleName()
-                            + "; sum an integral attribute (store money as cents in a long)");
+                Class<?> type = p.getType().getReturnedClass();
+                if (columnType(type) == null && type != Short.class && type != short.class && type != BigDecimal.class) {
+                    throw fail(who, "sum = \"" + sum + "\" is " + type.getSimpleName() + "; sum an integral or"
+                            + " BigDecimal attribute (floating point sums cannot be exact)");
                 }
                 return columnName(singleColumn(who, p));
             }

@@ -1,0 +1,27 @@
+package io.countercache.hibernate;
+
+import io.countercache.CounterCache;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.GeneratedValue;
+import jakarta.persistence.Id;
+
+import java.math.BigDecimal;
+
+/** Counters along a path: a reply counts for the forum of its topic (Reply -> Topic -> Forum). */
+@Entity
+public class Forum {
+    @Id
+    @GeneratedValue
+    Long id;
+
+    String name;
+
+    @CounterCache(source = Reply.class, via = "topic.forum")
+    long replies;
+
+    /** Money, to the cent: the sum of a numeric(10,2) column into a numeric(14,2) one. */
+    @Column(precision = 14, scale = 2)
+    @CounterCache(source = Reply.class, via = "topic.forum", sum = "tip")
+    BigDecimal tips;
+}
