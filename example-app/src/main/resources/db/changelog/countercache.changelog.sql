@@ -172,6 +172,37 @@ AS $fn$
        AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped
 $fn$;
 
+-- Raises the counter's error unless the table exists (apply the changelog that creates it first).
+CREATE OR REPLACE FUNCTION countercache.require_table(declared_by text, what text, tbl_schema name, tbl name)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF to_regclass(format('%I.%I', tbl_schema, tbl)) IS NULL THEN
+        PERFORM countercache.fail(declared_by, format('%s %I.%I does not exist', what, tbl_schema, tbl),
+            'apply the changelog that creates it before the countercache changelog');
+    END IF;
+END
+$fn$;
+
+-- Raises the counter's error unless the column exists with the expected type: "<what> s.t.c is <type>, <says> <expected>".
+CREATE OR REPLACE FUNCTION countercache.require_type(declared_by text, what text, tbl_schema name, tbl name, col name,
+                                                     expected text, says text, fix text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    t regtype := countercache.column_type(tbl_schema, tbl, col);
+BEGIN
+    IF t IS NULL OR t::text <> expected THEN
+        PERFORM countercache.fail(declared_by, format('%s %I.%I.%I is %s, %s %s', what, tbl_schema, tbl, col,
+            coalesce(t::text, 'missing'), says, expected), fix);
+    END IF;
+END
+$fn$;
+
 -- Raises a clear error unless the transaction is READ COMMITTED. Maintenance that must see every committed row (a
 -- recount's correction, the rows a TRUNCATE removes) takes its snapshot after its lock; under REPEATABLE READ or
 -- SERIALIZABLE the snapshot is the transaction's first one, which can be older than a committed write.
@@ -460,43 +491,18 @@ BEGIN
         PERFORM countercache.fail(d, format('slots = %s does not fit strategy %s', slots, strategy),
             'give a slotted counter 2 to 1024 slots, and the other strategies 0');
     END IF;
-    IF to_regclass(format('%I.%I', target_schema, target_table)) IS NULL THEN
-        PERFORM countercache.fail(d, format('target table %I.%I does not exist', target_schema, target_table),
-            'apply the changelog that creates it before the countercache changelog');
-    END IF;
-    t := countercache.column_type(target_schema, target_table, target_key);
-    IF t IS NULL OR t::text <> key_type THEN
-        PERFORM countercache.fail(d, format('key %I.%I.%I is %s, the entity model says %s',
-            target_schema, target_table, target_key, coalesce(t::text, 'missing'), key_type),
-            'make the table match the entity (or the entity match the table) and regenerate the changelog');
-    END IF;
-    IF to_regclass(format('%I.%I', source_schema, source_table)) IS NULL THEN
-        PERFORM countercache.fail(d, format('source table %I.%I does not exist', source_schema, source_table),
-            'apply the changelog that creates it before the countercache changelog');
-    END IF;
-    t := countercache.column_type(source_schema, source_table, source_fk);
-    IF t IS NULL OR t::text <> fk_type THEN
-        PERFORM countercache.fail(d, format('foreign key column %I.%I.%I is %s, the key it points at is %s',
-            source_schema, source_table, source_fk, coalesce(t::text, 'missing'), fk_type),
-            'give the foreign key column the type of the key it points at');
-    END IF;
+    PERFORM countercache.require_table(d, 'target table', target_schema, target_table);
+    PERFORM countercache.require_type(d, 'key', target_schema, target_table, target_key, key_type,
+        'the entity model says', 'make the table match the entity (or the entity match the table) and regenerate the changelog');
+    PERFORM countercache.require_table(d, 'source table', source_schema, source_table);
+    PERFORM countercache.require_type(d, 'foreign key column', source_schema, source_table, source_fk, fk_type,
+        'the key it points at is', 'give the foreign key column the type of the key it points at');
     IF via_table IS NOT NULL THEN
-        IF to_regclass(format('%I.%I', via_schema, via_table)) IS NULL THEN
-            PERFORM countercache.fail(d, format('middle table %I.%I of the path does not exist', via_schema, via_table),
-                'apply the changelog that creates it before the countercache changelog');
-        END IF;
-        t := countercache.column_type(via_schema, via_table, via_key);
-        IF t IS NULL OR t::text <> via_key_type THEN
-            PERFORM countercache.fail(d, format('key %I.%I.%I is %s, the entity model says %s',
-                via_schema, via_table, via_key, coalesce(t::text, 'missing'), via_key_type),
-                'make the table match the entity (or the entity match the table) and regenerate the changelog');
-        END IF;
-        t := countercache.column_type(via_schema, via_table, via_fk);
-        IF t IS NULL OR t::text <> key_type THEN
-            PERFORM countercache.fail(d, format('foreign key column %I.%I.%I is %s, the key it points at is %s',
-                via_schema, via_table, via_fk, coalesce(t::text, 'missing'), key_type),
-                'give the foreign key column the type of the target key');
-        END IF;
+        PERFORM countercache.require_table(d, 'middle table', via_schema, via_table);
+        PERFORM countercache.require_type(d, 'key', via_schema, via_table, via_key, via_key_type,
+            'the entity model says', 'make the table match the entity (or the entity match the table) and regenerate the changelog');
+        PERFORM countercache.require_type(d, 'foreign key column', via_schema, via_table, via_fk, key_type,
+            'the key it points at is', 'give the foreign key column the type of the target key');
         -- The path is exact because a source row can only point at a middle row that exists: a new middle row has
         -- no source rows, and a deleted one has none left once its statement ends (see "Counters along a path").
         IF NOT EXISTS (
@@ -1356,7 +1362,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_version()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '9f5a7931f3aeef6e' $fn$;
+AS $fn$ SELECT '128e5929030a6ab6' $fn$;
 
 -- changeset countercache:countercache-source-public.blog_comment runOnChange:true splitStatements:false
 -- comment: counters fed by public.blog_comment: Blog.totalComments, Article.totalComments, Article.totalPublicComments, User.totalPublicComments
