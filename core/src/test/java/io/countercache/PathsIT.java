@@ -116,6 +116,19 @@ class PathsIT {
         assertThat(shop(2, "approved_reviews")).isEqualTo(2);
     }
 
+    /** A changelog without the path counters removes the middle table's triggers with them. */
+    @Test
+    void forgettingThePathCountersDropsTheMiddleTablesTriggers() throws Exception {
+        String triggers = "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'product'::regclass AND tgname LIKE 'countercache_via%'";
+        assertThat(db.queryLong(triggers)).isEqualTo(2);
+        BlogSchema.install(db, BlogSchema.ALL.stream()
+                .filter(c -> c != BlogSchema.SHOP_APPROVED && c != BlogSchema.SHOP_STARS).toList());
+        assertThat(db.queryLong(triggers)).isZero();
+        long queued = db.queryLong("SELECT count(*) FROM countercache.delta");
+        db.execute("UPDATE product SET shop_id = 2 WHERE id = 1");   // nothing left to count it
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.delta")).isEqualTo(queued);
+    }
+
     /** Without a foreign key a source row could point at a middle row not there yet, which no trigger sees arrive. */
     @Test
     void aPathWithoutAForeignKeyIsRefusedNamingTheFix() {

@@ -132,6 +132,10 @@ public final class BenchmarkSuite {
                 System.out.println("9. recount under writes");
                 report.recount(s.recount());
             }
+            if (runs(only, "10")) {
+                System.out.println("10. counters along a path");
+                report.paths(s.paths());
+            }
             report.write(String.format(Locale.ROOT, "%.0f", (System.nanoTime() - started) / 1e9));
             System.out.printf(Locale.ROOT, "Wrote %s (%.0f s)%n", out.resolve(profile.file()),
                     (System.nanoTime() - started) / 1e9);
@@ -354,6 +358,30 @@ public final class BenchmarkSuite {
                 body.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %,.0f | %.2f | %.2fx |%n", load,
                         a.perSecond(), a.p99Millis(), l.perSecond(), l.p99Millis(), l.perSecond() / a.perSecond()));
             });
+        }
+
+        void paths(List<Scenarios.Path> runs) {
+            double bare = runs.get(0).inserts().perSecond();
+            body.append(String.format(Locale.ROOT, "%n### 10. Counters along a path%n%nComments count for the blog of"
+                    + " their article (`via = \"article.blog\"`; 10 blogs, %,d articles). 4 clients insert single comments"
+                    + " (autocommit) on any article, then 16 clients on the articles of one blog; then one `UPDATE` moves"
+                    + " an article with %,d comments to another blog, and one moves it back (the median of five each). *hand-written*: row triggers that update the blog in the writer's transaction (and count"
+                    + " an article's comments when it moves), as one would write them; *library*: the path counter,"
+                    + " queue strategy, rolled up every 100 ms. Blogs off: blogs whose counter differs from a recount"
+                    + " at the end.%n%n| setup | inserts/s | vs bare | p99 ms | one blog, 16 clients: inserts/s | vs bare"
+                    + " | move ms | move back ms | blogs off |%n|---|---:|---:|---:|---:|---:|---:|---:|---:|%n",
+                    Scenarios.ARTICLES, runs.get(0).moved()));
+            double bareHot = runs.get(0).hot().perSecond();
+            for (Scenarios.Path p : runs) {
+                body.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2fx | %.2f | %,.0f | %.2fx | %.1f | %.1f | %d |%n",
+                        p.setup(), p.inserts().perSecond(), p.inserts().perSecond() / bare, p.inserts().p99Millis(),
+                        p.hot().perSecond(), p.hot().perSecond() / bareHot, p.moveMillis(), p.moveBackMillis(), p.drift()));
+            }
+            Scenarios.Path hand = runs.get(1), lib = runs.get(2);
+            double spread = lib.inserts().perSecond() / hand.inserts().perSecond();
+            double hot = lib.hot().perSecond() / hand.hot().perSecond();
+            goal("path counter inserts/s, spread: library / hand-written", spread, ">= 1", spread >= 1);
+            goal("path counter inserts/s, one blog: library / hand-written", hot, "> 1", hot > 1);
         }
 
         void recount(Scenarios.Recount r) {

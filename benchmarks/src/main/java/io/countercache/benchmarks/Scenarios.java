@@ -1,6 +1,11 @@
 package io.countercache.benchmarks;
 
 import io.countercache.RollupWorker;
+import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.Installation;
+import io.countercache.spi.KeyType;
+import io.countercache.spi.TableName;
+import io.countercache.spi.Via;
 import org.HdrHistogram.Histogram;
 
 import java.sql.Connection;
@@ -8,6 +13,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -504,6 +510,121 @@ final class Scenarios {
         try (ResultSet rs = st.executeQuery("SELECT count(*) FROM countercache.delta")) {
             rs.next();
             return rs.getLong(1);
+        }
+    }
+
+    /** 10. A counter along a path: writes per second, and what moving an article with its comments costs. */
+    record Path(String setup, Clients.Result inserts, Clients.Result hot, int moved, double moveMillis,
+                double moveBackMillis, long drift) {
+    }
+
+    /** The blog level of scenario 10: blogs, and the article's link to its blog. */
+    static final String PATH_TABLES = """
+            CREATE TABLE blog (id bigint PRIMARY KEY, total_comments bigint NOT NULL DEFAULT 0);
+            ALTER TABLE blog_article ADD COLUMN blog_id bigint REFERENCES blog (id);
+            CREATE INDEX blog_article_blog_id ON blog_article (blog_id);
+            """;
+
+    /**
+     * The counter a developer would write by hand for scenario 10 (as counter_culture's multi-level counters do):
+     * row triggers that update the blog in the writer's transaction, and one that moves an article's count when it
+     * changes blog. Not exact under concurrency (nothing orders a comment writer and a move), and a hot row per blog.
+     */
+    static final String HAND_PATH_SQL = """
+            CREATE FUNCTION hand_comment() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP IN ('UPDATE', 'DELETE') THEN
+                    UPDATE blog SET total_comments = total_comments - 1
+                     WHERE id = (SELECT a.blog_id FROM blog_article a WHERE a.id = OLD.article_id);
+                END IF;
+                IF TG_OP IN ('INSERT', 'UPDATE') THEN
+                    UPDATE blog SET total_comments = total_comments + 1
+                     WHERE id = (SELECT a.blog_id FROM blog_article a WHERE a.id = NEW.article_id);
+                END IF;
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER hand_comment AFTER INSERT OR DELETE OR UPDATE OF article_id ON blog_comment
+                FOR EACH ROW EXECUTE FUNCTION hand_comment();
+            CREATE FUNCTION hand_article() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE
+                n bigint;
+            BEGIN
+                SELECT count(*) INTO n FROM blog_comment c WHERE c.article_id = NEW.id;
+                UPDATE blog SET total_comments = total_comments - n WHERE id = OLD.blog_id;
+                UPDATE blog SET total_comments = total_comments + n WHERE id = NEW.blog_id;
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER hand_article AFTER UPDATE OF blog_id ON blog_article
+                FOR EACH ROW WHEN (OLD.blog_id IS DISTINCT FROM NEW.blog_id) EXECUTE FUNCTION hand_article();
+            """;
+
+    static final CounterDefinition BLOG_COMMENTS = new CounterDefinition("Blog.totalComments",
+            new TableName("public", "blog"), "id", KeyType.BIGINT, "total_comments", "bigint", Variant.COMMENT,
+            "article_id", null, null, io.countercache.Strategy.QUEUE, 0,
+            new Via(new TableName("public", "blog_article"), "id", KeyType.BIGINT, "blog_id"));
+
+    /**
+     * 10. Blogs over the articles: 4 clients insert comments (autocommit), with no counter, with the hand-written row
+     * triggers and with the library's path counter (rolled up every 100 ms); then article 1, with {@code moved}
+     * comments, moves to another blog and back, each one UPDATE in autocommit.
+     */
+    List<Path> paths() throws Exception {
+        int moved = quick ? 2_000 : 10_000;
+        List<Path> results = new ArrayList<>();
+        for (String setup : List.of("bare", "hand-written", "library")) {
+            try (Server.Db db = server.newDatabase("path_" + setup.replace('-', '_')); Connection c = db.connect();
+                 Statement st = c.createStatement()) {
+                BARE.setUp(c, USERS, ARTICLES);
+                st.execute(PATH_TABLES);
+                st.execute("INSERT INTO blog (id) SELECT g FROM generate_series(1, 10) g;"
+                        + "UPDATE blog_article SET blog_id = 1 + id % 10");
+                if (setup.equals("hand-written")) {
+                    st.execute(HAND_PATH_SQL);
+                }
+                if (setup.equals("library")) {
+                    Installation.apply(c, Installation.units(List.of(BLOG_COMMENTS)));
+                }
+                st.execute("INSERT INTO blog_comment (creator_id, article_id, message, publish_status) SELECT 1 + g % "
+                        + USERS + ", CASE WHEN g <= " + moved + " THEN 1 ELSE 2 + g % " + (ARTICLES - 1) + " END, 'seed',"
+                        + " 'public' FROM generate_series(1, " + (moved + 100_000) + ") g");
+                st.execute("VACUUM ANALYZE");
+                Clients.Result inserts, hot;
+                try (var rollup = setup.equals("library") ? new Clients.RollupLoop(db, LIBRARY) : null) {
+                    inserts = Clients.run(db, 4, warmup(), seconds(8), Long.MAX_VALUE, null,
+                            (cc, r) -> comment(cc, 1 + r.nextInt(USERS), 2 + r.nextInt(ARTICLES - 1)));
+                    // every article of blog 1 (ids 10, 20, ...): one hot row for a counter kept in the writer's transaction
+                    hot = Clients.run(db, 16, warmup(), seconds(8), Long.MAX_VALUE, null,
+                            (cc, r) -> comment(cc, 1 + r.nextInt(USERS), 10L * (1 + r.nextInt(ARTICLES / 10))));
+                }
+                double[] there = new double[5], back = new double[5];   // the median of five round trips
+                for (int i = 0; i < 5; i++) {
+                    there[i] = timed(st, "UPDATE blog_article SET blog_id = 2 WHERE id = 1") * 1000;
+                    back[i] = timed(st, "UPDATE blog_article SET blog_id = 1 WHERE id = 1") * 1000;
+                }
+                java.util.Arrays.sort(there);
+                java.util.Arrays.sort(back);
+                if (setup.equals("library")) {
+                    while (queued(st) > 0) {
+                        st.execute("SELECT countercache.rollup(10000)");
+                    }
+                }
+                long drift = setup.equals("bare") ? 0 : db.queryLong("SELECT count(*) FROM blog b WHERE b.total_comments"
+                        + " <> (SELECT count(*) FROM blog_comment c JOIN blog_article a ON a.id = c.article_id"
+                        + " WHERE a.blog_id = b.id)");
+                results.add(new Path(setup, inserts, hot, moved, there[2], back[2], drift));
+                log("  path %-12s %,10.0f inserts/s, one blog %,10.0f  move %,d comments %8.2f ms, back %8.2f ms,"
+                        + " blogs off %d", setup, inserts.perSecond(), hot.perSecond(), moved, there[2], back[2], drift);
+            }
+        }
+        return results;
+    }
+
+    private static void comment(Connection c, long user, long article) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO blog_comment (creator_id, article_id, message,"
+                + " publish_status) VALUES (?, ?, 'hello', 'public')")) {
+            ps.setLong(1, user);
+            ps.setLong(2, article);
+            ps.executeUpdate();
         }
     }
 

@@ -228,9 +228,11 @@ public final class InstallSql {
         String truncated = "TRUNCATE of " + source;
         boolean slotted = defs.stream().anyMatch(c -> c.strategy() == Strategy.SLOTTED);
         String body = "#variable_conflict use_column\n" + (slotted ? "DECLARE\n    r record;\n    held tid;\n" : "") + "BEGIN\n"
-                + "    IF TG_OP = 'INSERT' THEN\n" + lockVias(defs, NEW_ROWS) + capture(defs, changed(NEW_ROWS), null)
+                // the foreign key check of an INSERT (and of an UPDATE that changes the key) has locked the middle
+                // rows of the new rows already: a path needs that constraint, and it is checked before this trigger
+                + "    IF TG_OP = 'INSERT' THEN\n" + capture(defs, changed(NEW_ROWS), null)
                 + "    ELSIF TG_OP = 'DELETE' THEN\n" + lockVias(defs, OLD_ROWS) + capture(defs, null, changed(OLD_ROWS))
-                + "    ELSIF TG_OP = 'UPDATE' THEN\n" + lockVias(defs, NEW_ROWS, OLD_ROWS)
+                + "    ELSIF TG_OP = 'UPDATE' THEN\n" + lockVias(defs, OLD_ROWS)
                 + capture(defs, changed(NEW_ROWS), changed(OLD_ROWS))
                 + "    ELSIF TG_OP = 'TRUNCATE' THEN\n"
                 + "        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted\n"
@@ -522,11 +524,11 @@ public final class InstallSql {
 
     /**
      * Before a capture reads middle rows, it locks the ones its rows point at FOR KEY SHARE (as their foreign key
-     * check does), one statement before the one that reads them, so that the read sees a middle row's latest
-     * committed version: a transaction that moves a middle row holds it FOR UPDATE until it commits, and has counted
-     * the source rows it could see. See docs/architecture.md, "Counters along a path".
+     * check does for new rows), one statement before the one that reads them, so that the read sees a middle row's
+     * latest committed version: a transaction that moves a middle row holds it FOR UPDATE until it commits, and has
+     * counted the source rows it could see. See docs/architecture.md, "Counters along a path".
      */
-    private static String lockVias(List<CounterDefinition> defs, String... relations) {
+    private static String lockVias(List<CounterDefinition> defs, String rows) {
         Map<String, CounterDefinition> links = new TreeMap<>();
         for (CounterDefinition c : defs) {
             if (c.via() != null) {
@@ -537,9 +539,8 @@ public final class InstallSql {
         for (CounterDefinition c : links.values()) {
             String key = "v." + ident(c.via().key());
             out.append("        PERFORM FROM ").append(c.via().table().sql()).append(" v WHERE ").append(key)
-                    .append(" IN (").append(java.util.Arrays.stream(relations).map(r -> "SELECT x." + ident(c.sourceFk())
-                            + " FROM " + r + " x").collect(Collectors.joining(" UNION ALL ")))
-                    .append(")\n            ORDER BY ").append(key).append(" FOR KEY SHARE OF v;\n");
+                    .append(" IN (SELECT x.").append(ident(c.sourceFk())).append(" FROM ").append(rows).append(" x)")
+                    .append("\n            ORDER BY ").append(key).append(" FOR KEY SHARE OF v;\n");
         }
         return out.toString();
     }
