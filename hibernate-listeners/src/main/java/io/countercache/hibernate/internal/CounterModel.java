@@ -65,7 +65,9 @@ public final class CounterModel {
      */
     public static List<CounterDefinition> definitions(Collection<Class<?>> entities, Map<String, Object> settings) {
         StandardServiceRegistry registry = new StandardServiceRegistryBuilder()
-                .applySetting("hibernate.dialect", "org.hibernate.dialect.PostgreSQLDialect")
+                // PostgreSQL, named as a database would report it (naming the dialect class draws a warning)
+                .applySetting("jakarta.persistence.database-product-name", "PostgreSQL")
+                .applySetting("jakarta.persistence.database-major-version", "15")
                 .applySetting("hibernate.boot.allow_jdbc_metadata_access", "false")
                 .applySettings(settings)
                 .build();

@@ -1,0 +1,97 @@
+package io.countercache.maven;
+
+import io.countercache.CounterCacheException;
+import io.countercache.hibernate.spi.EntityModel;
+import io.countercache.liquibase.ChangelogWriter;
+import org.apache.maven.plugin.AbstractMojo;
+import org.apache.maven.plugin.MojoExecutionException;
+import org.apache.maven.plugin.MojoFailureException;
+import org.apache.maven.plugins.annotations.Parameter;
+import org.apache.maven.project.MavenProject;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** What both goals share: the project's entities, its naming settings, and the changelog they generate. */
+abstract class ChangelogMojo extends AbstractMojo {
+
+    /** The command that writes the changelog again, named in its header. */
+    static final String REGENERATE = "mvn process-classes countercache:generate";
+
+    @Parameter(defaultValue = "${project}", readonly = true, required = true)
+    MavenProject project;
+
+    /** The changelog file, relative to the project's directory. */
+    @Parameter(property = "countercache.changelog", defaultValue = "src/main/resources/db/changelog/countercache.changelog.sql")
+    File changelog;
+
+    /**
+     * Hibernate settings that change names ({@code hibernate.physical_naming_strategy}, {@code hibernate.default_schema},
+     * ...). They override what the project's persistence configuration says (see {@link PersistenceSettings}).
+     */
+    @Parameter
+    Map<String, String> settings = new LinkedHashMap<>();
+
+    /** The changelog's name (default: the package that holds every entity); see the README. */
+    @Parameter(property = "countercache.changelogName")
+    String changelogName;
+
+    /** Only entities in these packages (and below); default: every entity of the project's classes. */
+    @Parameter
+    List<String> packages = new ArrayList<>();
+
+    @Parameter(property = "countercache.skip", defaultValue = "false")
+    boolean skip;
+
+    /** The changelog the project's entities generate, or a build failure that names every bad declaration. */
+    String render() throws MojoExecutionException, MojoFailureException {
+        Path classes = Path.of(project.getBuild().getOutputDirectory());
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        try (URLClassLoader loader = new URLClassLoader(classpath(), getClass().getClassLoader())) {
+            thread.setContextClassLoader(loader);
+            List<Class<?>> entities = ProjectEntities.find(classes, loader, packages);
+            if (entities.isEmpty()) {
+                throw new MojoFailureException("countercache: no @Entity class in " + classes
+                        + (packages.isEmpty() ? "" : " under " + packages) + "; compile the project first (the goals"
+                        + " run after process-classes)");
+            }
+            Map<String, Object> resolved = new LinkedHashMap<>(PersistenceSettings.read(project.getBasedir().toPath(), loader));
+            resolved.putAll(settings);
+            getLog().debug("countercache: entities " + entities + ", settings " + resolved);
+            Quiet.hibernate();
+            return ChangelogWriter.render(changelogName != null ? changelogName : EntityModel.changelogName(entities),
+                    EntityModel.counters(entities, resolved), EntityModel.limits(entities), REGENERATE);
+        } catch (CounterCacheException e) {
+            throw new MojoFailureException(e.getMessage(), e);
+        } catch (IOException e) {
+            throw new MojoExecutionException("countercache: cannot read " + classes + ": " + e.getMessage(), e);
+        } finally {
+            thread.setContextClassLoader(previous);
+        }
+    }
+
+    private URL[] classpath() throws MojoExecutionException {
+        List<URL> urls = new ArrayList<>();
+        try {
+            for (String element : project.getCompileClasspathElements()) {
+                urls.add(new File(element).toURI().toURL());
+            }
+        } catch (org.apache.maven.artifact.DependencyResolutionRequiredException | MalformedURLException e) {
+            throw new MojoExecutionException("countercache: cannot build the project's classpath: " + e.getMessage(), e);
+        }
+        return urls.toArray(URL[]::new);
+    }
+
+    File changelogFile() {
+        return changelog.isAbsolute() ? changelog : new File(project.getBasedir(), changelog.getPath());
+    }
+}

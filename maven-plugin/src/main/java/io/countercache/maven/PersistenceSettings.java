@@ -1,0 +1,151 @@
+package io.countercache.maven;
+
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+import javax.xml.XMLConstants;
+import javax.xml.parsers.DocumentBuilderFactory;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * The Hibernate settings that change table and column names, as the project configures them for its application:
+ * {@code META-INF/persistence.xml}, or Spring Boot's {@code application.properties} / {@code application.yml}
+ * ({@code spring.jpa.hibernate.naming.*}, {@code spring.jpa.properties.hibernate.*}), with Spring Boot's own
+ * default naming strategies when Spring Boot's JPA support is on the classpath and names none. A changelog generated
+ * without them would name other columns than the application's tables have.
+ */
+final class PersistenceSettings {
+
+    /** The settings that decide names (and the library's own default strategy). */
+    static final List<String> NAMING = List.of("hibernate.physical_naming_strategy", "hibernate.implicit_naming_strategy",
+            "hibernate.default_schema", "hibernate.default_catalog", "hibernate.globally_quoted_identifiers",
+            "hibernate.globally_quoted_identifiers_skip_column_definitions", "hibernate.auto_quote_keyword",
+            "countercache.strategy");
+
+    private PersistenceSettings() {
+    }
+
+    static Map<String, String> read(Path basedir, ClassLoader project) throws IOException {
+        Map<String, String> settings = new LinkedHashMap<>();
+        Path resources = basedir.resolve("src/main/resources");
+        Path xml = resources.resolve("META-INF/persistence.xml");
+        if (Files.exists(xml)) {
+            settings.putAll(persistenceXml(xml));
+        }
+        Map<String, String> spring = new LinkedHashMap<>();
+        Path properties = resources.resolve("application.properties");
+        if (Files.exists(properties)) {
+            Properties p = new Properties();
+            try (Reader in = Files.newBufferedReader(properties, StandardCharsets.UTF_8)) {
+                p.load(in);
+            }
+            p.forEach((k, v) -> spring.put(k.toString(), v.toString().trim()));
+        }
+        for (String name : List.of("application.yml", "application.yaml")) {
+            if (Files.exists(resources.resolve(name))) {
+                spring.putAll(yaml(Files.readAllLines(resources.resolve(name), StandardCharsets.UTF_8)));
+            }
+        }
+        spring.forEach((k, v) -> {
+            String key = k.startsWith("spring.jpa.properties.") ? k.substring("spring.jpa.properties.".length())
+                    : k.equals("spring.jpa.hibernate.naming.physical-strategy") ? "hibernate.physical_naming_strategy"
+                    : k.equals("spring.jpa.hibernate.naming.implicit-strategy") ? "hibernate.implicit_naming_strategy"
+                    : null;
+            if (key != null && NAMING.contains(key)) {
+                settings.put(key, v);
+            }
+        });
+        if (springBootJpa(project)) {
+            settings.putIfAbsent("hibernate.physical_naming_strategy",
+                    "org.hibernate.boot.model.naming.CamelCaseToUnderscoresNamingStrategy");
+            for (String implicit : List.of("org.springframework.boot.hibernate.SpringImplicitNamingStrategy",
+                    "org.springframework.boot.orm.jpa.hibernate.SpringImplicitNamingStrategy")) {
+                if (present(implicit, project)) {
+                    settings.putIfAbsent("hibernate.implicit_naming_strategy", implicit);
+                }
+            }
+        }
+        return settings;
+    }
+
+    private static boolean springBootJpa(ClassLoader project) {
+        return present("org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration", project)
+                || present("org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration", project);
+    }
+
+    private static boolean present(String name, ClassLoader loader) {
+        try {
+            Class.forName(name, false, loader);
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /** The naming properties of the first persistence unit. */
+    private static Map<String, String> persistenceXml(Path file) throws IOException {
+        Map<String, String> settings = new LinkedHashMap<>();
+        try {
+            DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+            factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
+            factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+            NodeList units = factory.newDocumentBuilder().parse(file.toFile()).getElementsByTagNameNS("*", "persistence-unit");
+            if (units.getLength() > 0) {
+                NodeList properties = ((Element) units.item(0)).getElementsByTagNameNS("*", "property");
+                for (int i = 0; i < properties.getLength(); i++) {
+                    Element p = (Element) properties.item(i);
+                    if (NAMING.contains(p.getAttribute("name"))) {
+                        settings.put(p.getAttribute("name"), p.getAttribute("value").trim());
+                    }
+                }
+            }
+        } catch (javax.xml.parsers.ParserConfigurationException | org.xml.sax.SAXException e) {
+            throw new IOException(file + " is not a readable persistence.xml: " + e.getMessage(), e);
+        }
+        return settings;
+    }
+
+    /** The scalar entries of a YAML file as dotted keys (enough for Spring's configuration; lists are skipped). */
+    static Map<String, String> yaml(List<String> lines) {
+        Map<String, String> flat = new LinkedHashMap<>();
+        Deque<int[]> indents = new ArrayDeque<>();   // indentation of each open key
+        Deque<String> keys = new ArrayDeque<>();
+        for (String raw : lines) {
+            String line = raw.replaceAll("\\s+#.*$", "");
+            if (line.isBlank() || line.trim().startsWith("#") || line.trim().startsWith("-") || line.startsWith("---")) {
+                continue;
+            }
+            int indent = line.length() - line.stripLeading().length();
+            int colon = line.indexOf(':');
+            if (colon < 0) {
+                continue;
+            }
+            while (!indents.isEmpty() && indents.peek()[0] >= indent) {
+                indents.pop();
+                keys.pop();
+            }
+            String key = line.substring(indent, colon).trim();
+            String value = line.substring(colon + 1).trim();
+            if (value.isEmpty()) {
+                indents.push(new int[]{indent});
+                keys.push(key);
+            } else {
+                List<String> path = new java.util.ArrayList<>(keys);
+                java.util.Collections.reverse(path);
+                path.add(key);
+                flat.put(String.join(".", path), value.replaceAll("^[\"']|[\"']$", ""));
+            }
+        }
+        return flat;
+    }
+}
