@@ -1,0 +1,91 @@
+package io.countercache.example.boot;
+
+import io.countercache.hibernate.CounterCaches;
+import io.countercache.spring.CounterCacheHealthIndicator;
+import io.countercache.testing.TestDatabase;
+import io.countercache.testing.TestPostgres;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.persistence.EntityManagerFactory;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The starter end to end, against real PostgreSQL: Spring Boot's Liquibase applies the generated changelog, Spring
+ * Data JPA writes, the worker the starter runs folds the queue, and health and metrics tell the state.
+ */
+@SpringBootTest
+class ForumIT {
+
+    private static final TestDatabase DB = TestPostgres.newDatabase(ForumIT.class);
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", DB::jdbcUrl);
+        registry.add("spring.datasource.username", DB::user);
+        registry.add("spring.datasource.password", DB::password);
+    }
+
+    @Autowired
+    TopicRepository topics;
+    @Autowired
+    PostRepository posts;
+    @Autowired
+    EntityManagerFactory emf;
+    @Autowired
+    CounterCacheHealthIndicator health;
+    @Autowired
+    MeterRegistry meters;
+    @Autowired
+    JdbcTemplate jdbc;
+
+    @Test
+    void writesThroughSpringDataAreCountedByTheStartersWorker() throws Exception {
+        Topic topic = topics.save(new Topic("welcome"));
+        posts.save(new Post(topic, "first", true));
+        posts.save(new Post(topic, "second", true));
+        Post draft = posts.save(new Post(topic, "draft", false));
+        try (var em = emf.createEntityManager()) {
+            assertThat(CounterCaches.exact(em, Topic.class, "publishedPosts", topic.getId())).isEqualTo(2);
+        }
+        draft.publish();
+        posts.save(draft);
+        assertThat(eventually(() -> topics.findById(topic.getId()).orElseThrow().getPublishedPosts(), 3L))
+                .as("the column, once the in-process worker has rolled up").isEqualTo(3);
+
+        assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+        assertThat(health.health(true).getDetails()).containsEntry("deadLetters", 0L);
+        jdbc.update("INSERT INTO countercache.dead_letter (counter_id, target_id, delta, deltas, first_enqueued_at,"
+                + " sqlstate, error) VALUES (1, 1, 1, 1, now(), '22003', 'out of range')");
+        assertThat(health.health(true).getStatus()).isEqualTo(Status.DOWN);
+        jdbc.update("DELETE FROM countercache.dead_letter");
+
+        assertThat(meters.find("countercache.deltas.applied").functionCounter()).isNotNull();
+        assertThat(meters.get("countercache.deltas.applied").functionCounter().count()).isPositive();
+        assertThat(new ClassPathResource("META-INF/spring-configuration-metadata.json")
+                .getContentAsString(StandardCharsets.UTF_8))
+                .as("IDEs complete countercache.* from the starter's metadata")
+                .contains("countercache.worker.enabled", "countercache.health.max-lag");
+    }
+
+    /** Polls until the value is what is expected (the worker runs on its own thread), for at most 30 s. */
+    private static long eventually(java.util.function.LongSupplier value, long expected) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long v = value.getAsLong();
+        while (v != expected && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            v = value.getAsLong();
+        }
+        return v;
+    }
+}

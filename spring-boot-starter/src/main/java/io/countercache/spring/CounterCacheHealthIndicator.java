@@ -1,0 +1,51 @@
+package io.countercache.spring;
+
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+
+/**
+ * DOWN when counters are not being kept: the oldest pending delta is older than {@code countercache.health.max-lag}
+ * (no worker runs, or the workers fall behind), or a delta was refused by its target and waits as a dead letter.
+ * Details: pending deltas, the age of the oldest, dead letters. Needs EXECUTE on {@code countercache.queue_state()}
+ * (docs/security.md, the reader script).
+ */
+public class CounterCacheHealthIndicator extends AbstractHealthIndicator {
+
+    private final DataSource dataSource;
+    private final Duration maxLag;
+
+    public CounterCacheHealthIndicator(DataSource dataSource, Duration maxLag) {
+        super("countercache health check failed");
+        this.dataSource = dataSource;
+        this.maxLag = maxLag;
+    }
+
+    @Override
+    protected void doHealthCheck(Health.Builder builder) throws Exception {
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement ps = c.prepareStatement(
+                     "SELECT s.depth, s.oldest_seconds, s.dead_letters FROM countercache.queue_state() s");
+             ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            long pending = rs.getLong(1), deadLetters = rs.getLong(3);
+            double oldest = rs.getDouble(2);
+            builder.withDetail("pending", pending).withDetail("oldestPendingSeconds", oldest)
+                    .withDetail("deadLetters", deadLetters);
+            if (deadLetters > 0) {
+                builder.down().withDetail("reason", deadLetters + " dead letters: a target refused its new value;"
+                        + " see countercache.dead_letter, fix the cause, then recount the counter");
+            } else if (oldest > maxLag.toMillis() / 1000.0) {
+                builder.down().withDetail("reason", "the oldest pending delta is older than " + maxLag
+                        + " (countercache.health.max-lag): the rollup workers fall behind or do not run");
+            } else {
+                builder.up();
+            }
+        }
+    }
+}
