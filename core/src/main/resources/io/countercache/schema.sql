@@ -605,22 +605,8 @@ DECLARE
 BEGIN
     UPDATE countercache.counter k SET changelog = prune.changelog
      WHERE k.name = ANY (keep) AND k.changelog IS DISTINCT FROM prune.changelog;
-    WITH gone AS (
-        DELETE FROM countercache.counter k
-         WHERE NOT (k.name = ANY (keep)) AND k.changelog IN (prune.changelog, '')
-        RETURNING k.id
-    ), dead AS (
-        DELETE FROM countercache.dead_letter x USING gone WHERE x.counter_id = gone.id
-    ), orphans AS (
-        DELETE FROM countercache.orphan x USING gone WHERE x.counter_id = gone.id
-    ), jobs AS (
-        DELETE FROM countercache.recount_job x USING gone WHERE x.counter_id = gone.id
-    ), unlogged AS (
-        DELETE FROM countercache.delta_unlogged x USING gone WHERE x.counter_id = gone.id
-    ), slots AS (
-        DELETE FROM countercache.slot x USING gone WHERE x.counter_id = gone.id
-    )
-    DELETE FROM countercache.delta q USING gone WHERE q.counter_id = gone.id;
+    PERFORM countercache.forget(ARRAY(SELECT k.id FROM countercache.counter k
+                                       WHERE NOT (k.name = ANY (keep)) AND k.changelog IN (prune.changelog, '')));
     -- every trigger of the library calls a function of this schema named capture_... (sources) or target_...
     FOR s IN
         SELECT n.nspname, c.relname, p.oid::regprocedure AS fn,
@@ -646,7 +632,44 @@ BEGIN
         END LOOP;
         removed := removed + 1;
     END LOOP;
-    -- trigger functions no trigger uses any more (their table lost its counters, or the function was renamed)
+    PERFORM countercache.drop_unused_trigger_functions();
+    RETURN removed;
+END
+$fn$;
+
+-- Forgets these counters: their catalog rows, queued (both queues), slotted, dead-lettered and orphaned deltas, and
+-- recounts. Their columns stay: dropping data is the user's call.
+CREATE OR REPLACE FUNCTION countercache.forget(counter_ids integer[])
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    WITH gone AS (
+        DELETE FROM countercache.counter k WHERE k.id = ANY (counter_ids) RETURNING k.id
+    ), dead AS (
+        DELETE FROM countercache.dead_letter x USING gone WHERE x.counter_id = gone.id
+    ), orphans AS (
+        DELETE FROM countercache.orphan x USING gone WHERE x.counter_id = gone.id
+    ), jobs AS (
+        DELETE FROM countercache.recount_job x USING gone WHERE x.counter_id = gone.id
+    ), unlogged AS (
+        DELETE FROM countercache.delta_unlogged x USING gone WHERE x.counter_id = gone.id
+    ), slots AS (
+        DELETE FROM countercache.slot x USING gone WHERE x.counter_id = gone.id
+    )
+    DELETE FROM countercache.delta q USING gone WHERE q.counter_id = gone.id
+$fn$;
+
+-- Drops the library's trigger functions that no trigger uses any more (their table lost its counters, or the
+-- function was renamed).
+CREATE OR REPLACE FUNCTION countercache.drop_unused_trigger_functions()
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    s record;
+BEGIN
     FOR s IN
         SELECT p.oid::regprocedure AS fn FROM pg_proc p
          WHERE p.pronamespace = 'countercache'::regnamespace
@@ -655,7 +678,34 @@ BEGIN
     LOOP
         EXECUTE format('DROP FUNCTION %s', s.fn);
     END LOOP;
-    RETURN removed;
+END
+$fn$;
+
+-- The rollback of one changeset of a table (Liquibase runs them in reverse): drops the table's triggers of one kind
+-- (capture, target or via) and, for a source, forgets its counters as prune does (their queued, slotted, parked and
+-- orphaned deltas, recounts, catalog rows). Counter columns stay. Applying the changeset again defines the counters
+-- anew, so they are recounted.
+CREATE OR REPLACE FUNCTION countercache.uninstall(kind text, tbl_schema name, tbl name, counter_ids integer[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    s record;
+BEGIN
+    IF kind NOT IN ('capture', 'target', 'via') THEN
+        RAISE EXCEPTION 'countercache.uninstall: kind must be capture, target or via, not %', kind
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    PERFORM countercache.forget(counter_ids);
+    FOR s IN
+        SELECT tg.tgname FROM pg_trigger tg JOIN pg_proc p ON p.oid = tg.tgfoid
+         WHERE tg.tgrelid = to_regclass(format('%I.%I', tbl_schema, tbl))
+           AND p.pronamespace = 'countercache'::regnamespace AND p.proname LIKE kind || '\_%'
+    LOOP
+        EXECUTE format('DROP TRIGGER %I ON %I.%I', s.tgname, tbl_schema, tbl);
+    END LOOP;
+    PERFORM countercache.drop_unused_trigger_functions();
 END
 $fn$;
 

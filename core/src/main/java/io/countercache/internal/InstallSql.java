@@ -85,31 +85,42 @@ public final class InstallSql {
             }
         }
         List<Unit> units = new ArrayList<>();
-        units.add(new Unit("countercache-schema", "countercache catalog, queue and functions", schema(), false));
+        // the schema goes with the last changelog's counters and limits: another changelog may still use it
+        units.add(new Unit("countercache-schema", "countercache catalog, queue and functions", schema(), false,
+                "DO $rollback$ BEGIN IF NOT EXISTS (SELECT FROM countercache.counter) AND NOT EXISTS (SELECT FROM"
+                        + " countercache.limit_def) THEN DROP SCHEMA countercache CASCADE; END IF; END $rollback$;"));
         bySource.forEach((source, defs) -> {
             defs.sort(Comparator.comparing(CounterDefinition::name));
             units.add(new Unit("countercache-source-" + changesetName(source), "counters fed by " + source + ": " + declarers(defs),
-                    sourceSql(changelog, source, defs), false));
+                    sourceSql(changelog, source, defs), false, uninstall("capture", source, defs)));
         });
         byTarget.forEach((target, defs) -> {
             defs.sort(Comparator.comparing(CounterDefinition::name));
             units.add(new Unit("countercache-target-" + changesetName(target), "counters held by " + target + ": " + declarers(defs),
-                    targetSql(changelog, target, defs), false));
+                    targetSql(changelog, target, defs), false, uninstall("target", target, List.of())));
         });
         byVia.forEach((via, defs) -> {
             defs.sort(Comparator.comparing(CounterDefinition::name));
             units.add(new Unit("countercache-via-" + changesetName(via), "counters along paths through " + via + ": "
-                    + declarers(defs), viaSql(changelog, via, defs), false));
+                    + declarers(defs), viaSql(changelog, via, defs), false, uninstall("via", via, List.of())));
         });
         String keep = counters.stream().map(CounterDefinition::name).sorted().map(Sql::literal)
                 .collect(Collectors.joining(", "));
         units.add(new Unit("countercache-prune", "forget counters of changelog " + changelog + " that are no longer declared",
-                "SELECT countercache.prune(" + literal(changelog) + ", ARRAY[" + keep + "]::text[]);\n", false));
+                "SELECT countercache.prune(" + literal(changelog) + ", ARRAY[" + keep + "]::text[]);\n", false, null));
         units.add(new Unit("countercache-limits", "limit counters: " + limits.stream().map(LimitDefinition::name)
-                .sorted().collect(Collectors.joining(", ")), limitsSql(changelog, limits), false));
+                .sorted().collect(Collectors.joining(", ")), limitsSql(changelog, limits), false,
+                "SELECT countercache.prune_limits(" + literal(changelog) + ", ARRAY[]::text[]);"));
         units.add(new Unit("countercache-recount", "recount new and changed counters, in batches",
-                "CALL countercache.run_recounts();\n", true));
+                "CALL countercache.run_recounts();\n", true, null));
         return units;
+    }
+
+    /** Drops a table's triggers of one kind (and a source's counters): the rollback of its changeset. */
+    private static String uninstall(String kind, TableName table, List<CounterDefinition> counters) {
+        return "SELECT countercache.uninstall(" + literal(kind) + ", " + literal(table.schema()) + ", "
+                + literal(table.table()) + ", ARRAY[" + counters.stream().map(c -> String.valueOf(c.id()))
+                .collect(Collectors.joining(", ")) + "]::integer[]);";
     }
 
     /** The countercache schema itself (idempotent). */

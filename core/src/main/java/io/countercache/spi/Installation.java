@@ -17,9 +17,11 @@ public final class Installation {
 
     /**
      * One transaction's worth of SQL, {@code id} stable across regenerations; or, when {@code everyTime} is set, SQL
-     * that runs on every update and outside a transaction (it commits as it goes).
+     * that runs on every update and outside a transaction (it commits as it goes). {@code rollback} is one statement
+     * that undoes it (dropping what it installed, so that applying it again starts over and recounts), or null when
+     * there is nothing to undo.
      */
-    public record Unit(String id, String description, String sql, boolean everyTime) {
+    public record Unit(String id, String description, String sql, boolean everyTime, String rollback) {
     }
 
     private Installation() {

@@ -46,9 +46,10 @@ public final class ChangelogWriter {
         for (Installation.Unit unit : Installation.units(name, counters, limits)) {
             out.append("\n-- changeset ").append(AUTHOR).append(':').append(unit.id())
                     .append(unit.everyTime() ? " runAlways:true runInTransaction:false" : " runOnChange:true")
-                    .append(" splitStatements:false\n");
+                    .append(" splitStatements:false rollbackSplitStatements:false\n");
             out.append("-- comment: ").append(unit.description().replace('\n', ' ')).append('\n');
             out.append(unit.sql().strip()).append('\n');
+            out.append("-- rollback ").append(unit.rollback() == null ? "empty" : unit.rollback()).append('\n');
         }
         return out.toString();
     }
