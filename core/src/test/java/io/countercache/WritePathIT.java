@@ -317,13 +317,17 @@ class WritePathIT {
         var textSum = new io.countercache.spi.CounterDefinition("Article.statuses", BlogSchema.ARTICLE, "id",
                 io.countercache.spi.KeyType.BIGINT, "statuses", "bigint", BlogSchema.COMMENT, "article_id", null,
                 "publish_status");
-        for (var c : java.util.List.of(missingTarget, wrongKeyType, textSum)) {
+        var intFk = new io.countercache.spi.CounterDefinition("Article.tags", BlogSchema.ARTICLE, "id",
+                io.countercache.spi.KeyType.BIGINT, "tags", "bigint",
+                new io.countercache.spi.TableName("public", "tagging"), "tag_id", null, null);
+        for (var c : java.util.List.of(missingTarget, wrongKeyType, textSum, intFk)) {
             var units = io.countercache.spi.Installation.units(java.util.List.of(c));
             assertThatThrownBy(() -> db.executeInTransaction(units.get(1).sql()))
                     .as(c.declaredBy()).hasMessageContaining("@CounterCache on " + c.declaredBy() + ": ")
                     .hasMessageContaining(switch (c.declaredBy()) {
                         case "Post.comments" -> "target table public.post does not exist";
                         case "Article.byUuid" -> "key public.blog_article.id is bigint, the entity model says uuid";
+                        case "Article.tags" -> "foreign key column public.tagging.tag_id is integer, the key it points at is bigint";
                         default -> "sum column public.blog_comment.publish_status is text";
                     });
         }

@@ -28,4 +28,10 @@ public class Broken {
 
     @CounterCache(source = Remark.class, via = "post")
     java.math.BigDecimal decimalWithoutSum;
+
+    @CounterCache(source = Remark.class, via = "post.quotedPost.post")
+    long threeSteps;
+
+    @CounterCache(source = Remark.class, via = "post", sum = "weight")
+    long floatingSum;
 }

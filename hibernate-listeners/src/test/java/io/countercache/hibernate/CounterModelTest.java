@@ -57,7 +57,11 @@ class CounterModelTest {
     void everyBadDeclarationIsReportedWithTheFieldAndTheFix() {
         assertThatThrownBy(() -> EntityModel.counters(List.of(Post.class, Remark.class, Broken.class), Map.of()))
                 .isInstanceOf(CounterCacheException.class)
-                .hasMessageContaining("6 @CounterCache problems")
+                .hasMessageContaining("8 @CounterCache problems")
+                .hasMessageContaining("@CounterCache on Broken.threeSteps: via = \"post.quotedPost.post\" has 3 steps;"
+                        + " a path may have two")
+                .hasMessageContaining("@CounterCache on Broken.floatingSum: sum = \"weight\" is Double; sum an integral"
+                        + " or BigDecimal attribute (floating point sums cannot be exact)")
                 .hasMessageContaining("@CounterCache on Broken.badPath: \"nothing\" (in via = \"post.nothing\") is not a"
                         + " many-to-one of Post pointing to Broken; Post has none")
                 .hasMessageContaining("@CounterCache on Broken.decimalWithoutSum: a BigDecimal counter adds up a numeric"

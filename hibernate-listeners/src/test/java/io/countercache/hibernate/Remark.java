@@ -23,5 +23,7 @@ public class Remark {
 
     int score;
 
+    Double weight;
+
     String body;
 }

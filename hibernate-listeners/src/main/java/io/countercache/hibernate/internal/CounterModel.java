@@ -188,6 +188,7 @@ public final class CounterModel {
             throw fail(who, "source = " + simpleName(source) + " is part of an inheritance hierarchy; counting"
                     + " entities of a hierarchy is not supported yet, count a root entity without subclasses");
         }
+        String sum = cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim());
         String[] path = cc.via().split("\\.", -1);
         if (path.length > 2) {
             throw fail(who, "via = \"" + cc.via() + "\" has " + path.length + " steps; a path may have two"
@@ -215,8 +216,7 @@ public final class CounterModel {
                 columnName(target.getIdentifier().getColumns().get(0)), keyType,
                 columnName(singleColumn(who, counter)), columnType, sourceTable, columnName(fk),
                 cc.where().isBlank() ? null : cc.where().trim(),
-                cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim()),
-                strategy, cc.slots(), via), target, counter);
+                sum, strategy, cc.slots(), via), target, counter);
     }
 
     /** The column of the many-to-one {@code step} of {@code from} that points at {@code to}'s identifier. */
