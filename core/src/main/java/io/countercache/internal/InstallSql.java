@@ -116,6 +116,11 @@ public final class InstallSql {
         return units;
     }
 
+    /** The variables a trigger function's slotted captures need (none without a slotted counter). */
+    private static String declarations(List<CounterDefinition> defs) {
+        return defs.stream().anyMatch(c -> c.strategy() == Strategy.SLOTTED) ? "DECLARE\n    r record;\n    held tid;\n" : "";
+    }
+
     /** Drops a table's triggers of one kind (and a source's counters): the rollback of its changeset. */
     private static String uninstall(String kind, TableName table, List<CounterDefinition> counters) {
         return "SELECT countercache.uninstall(" + literal(kind) + ", " + literal(table.schema()) + ", "
@@ -237,8 +242,7 @@ public final class InstallSql {
         }
         String fn = "countercache." + ident(triggerFunction("capture_", source));
         String truncated = "TRUNCATE of " + source;
-        boolean slotted = defs.stream().anyMatch(c -> c.strategy() == Strategy.SLOTTED);
-        String body = "#variable_conflict use_column\n" + (slotted ? "DECLARE\n    r record;\n    held tid;\n" : "") + "BEGIN\n"
+        String body = "#variable_conflict use_column\n" + declarations(defs) + "BEGIN\n"
                 // the foreign key check of an INSERT (and of an UPDATE that changes the key) has locked the middle
                 // rows of the new rows already: a path needs that constraint, and it is checked before this trigger
                 + "    IF TG_OP = 'INSERT' THEN\n" + capture(defs, changed(NEW_ROWS), null)
@@ -497,7 +501,7 @@ public final class InstallSql {
         return (c, sign) -> {
             String alias = ident(c.source().table());
             String fk = alias + "." + ident(c.sourceFk());
-            String value = sign + (c.sumColumn() == null ? "1" : units(c, alias + "." + ident(c.sumColumn())));
+            String value = value(c, alias, sign);
             String where = fk + " IS NOT NULL" + (c.condition() == null ? "" : " AND (" + c.condition() + ")");
             if (c.via() == null) {
                 return "SELECT " + c.id() + " AS c, " + fk + " AS k, " + value + " AS d FROM " + rows + " AS " + alias
@@ -514,12 +518,17 @@ public final class InstallSql {
     private static Rows under(String row) {
         return (c, sign) -> {
             String alias = ident(c.source().table());
-            String value = sign + (c.sumColumn() == null ? "1" : units(c, alias + "." + ident(c.sumColumn())));
+            String value = value(c, alias, sign);
             return "SELECT " + c.id() + " AS c, " + row + "." + ident(c.via().fk()) + " AS k, " + value + " AS d FROM "
                     + c.source().sql() + " AS " + alias + " WHERE " + alias + "." + ident(c.sourceFk()) + " = " + row + "."
                     + ident(c.via().key()) + " AND " + row + "." + ident(c.via().fk()) + " IS NOT NULL"
                     + (c.condition() == null ? "" : " AND (" + c.condition() + ")");
         };
+    }
+
+    /** One source row's contribution (row alias {@code alias}) with this sign: 1, or its sum column in units. */
+    private static String value(CounterDefinition c, String alias, String sign) {
+        return sign + (c.sumColumn() == null ? "1" : units(c, alias + "." + ident(c.sumColumn())));
     }
 
     /** A value of the counter's kind as the queue holds it: a bigint, in units of 10^-scale for a numeric sum. */
@@ -565,11 +574,11 @@ public final class InstallSql {
     private static String viaSql(String changelog, TableName via, List<CounterDefinition> defs) {
         String fn = "countercache." + ident(triggerFunction("via_", via));
         String key = ident(defs.get(0).via().key());
-        java.util.Set<String> links = new java.util.TreeSet<>();
-        defs.forEach(c -> links.add(c.via().fk()));
+        java.util.Set<String> columns = new java.util.LinkedHashSet<>();   // the key, then each link
+        columns.add(defs.get(0).via().key());
+        defs.stream().map(c -> c.via().fk()).sorted().forEach(columns::add);
         String moved = "moving a row of " + via + " (" + declarers(defs) + ")";
-        String body = "#variable_conflict use_column\n" + (defs.stream().anyMatch(c -> c.strategy() == Strategy.SLOTTED)
-                ? "DECLARE\n    r record;\n    held tid;\n" : "") + "BEGIN\n"
+        String body = "#variable_conflict use_column\n" + declarations(defs) + "BEGIN\n"
                 + "    PERFORM countercache.require_read_committed(" + literal(moved) + ",\n"
                 + "        'change the key or the link of a middle row, or delete it, in a READ COMMITTED transaction');\n"
                 + "    IF TG_OP = 'UPDATE' THEN\n"
@@ -581,11 +590,10 @@ public final class InstallSql {
                 + "    RETURN OLD;\nEND\n";
         StringBuilder sql = new StringBuilder(oneChangelogPerTable(changelog, "via", via, defs));
         sql.append(triggerFunctionSql(fn, "via", via, body));
-        String changedWhen = java.util.stream.Stream.concat(java.util.stream.Stream.of(defs.get(0).via().key()), links.stream())
-                .map(col -> "OLD." + ident(col) + " IS DISTINCT FROM NEW." + ident(col)).collect(Collectors.joining(" OR "));
+        String changedWhen = columns.stream().map(col -> "OLD." + ident(col) + " IS DISTINCT FROM NEW." + ident(col))
+                .collect(Collectors.joining(" OR "));
         sql.append("CREATE OR REPLACE TRIGGER ").append(VIA_TRIGGERS.get(0)).append(" BEFORE UPDATE OF ")
-                .append(java.util.stream.Stream.concat(java.util.stream.Stream.of(defs.get(0).via().key()), links.stream())
-                        .map(Sql::ident).collect(Collectors.joining(", ")))
+                .append(columns.stream().map(Sql::ident).collect(Collectors.joining(", ")))
                 .append(" ON ").append(via.sql()).append("\n    FOR EACH ROW WHEN (").append(changedWhen)
                 .append(") EXECUTE FUNCTION ").append(fn).append("();\n");
         sql.append("CREATE OR REPLACE TRIGGER ").append(VIA_TRIGGERS.get(1)).append(" BEFORE DELETE ON ").append(via.sql())
