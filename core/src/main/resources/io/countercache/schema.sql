@@ -45,6 +45,7 @@ ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS changelog text NOT NUL
 ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS via_schema name;
 ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS via_table name;
 ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS via_key name;
+ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS via_key_type text;
 ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS via_fk name;
 -- The decimal places of a numeric sum: its amounts are queued as bigint units of 10^-scale (0: plain integers).
 ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS scale integer NOT NULL DEFAULT 0;
@@ -165,35 +166,19 @@ AS $fn$
        AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped
 $fn$;
 
--- Raises the counter's error unless the table exists (apply the changelog that creates it first).
-CREATE OR REPLACE FUNCTION countercache.require_table(declared_by text, what text, tbl_schema name, tbl name)
-RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-BEGIN
-    IF to_regclass(format('%I.%I', tbl_schema, tbl)) IS NULL THEN
-        PERFORM countercache.fail(declared_by, format('%s %I.%I does not exist', what, tbl_schema, tbl),
-            'apply the changelog that creates it before the countercache changelog');
-    END IF;
-END
-$fn$;
+DROP FUNCTION IF EXISTS countercache.require_table(text, text, name, name);
+DROP FUNCTION IF EXISTS countercache.require_type(text, text, name, name, name, text, text, text);
 
--- Raises the counter's error unless the column exists with the expected type: "<what> s.t.c is <type>, <says> <expected>".
-CREATE OR REPLACE FUNCTION countercache.require_type(declared_by text, what text, tbl_schema name, tbl name, col name,
-                                                     expected text, says text, fix text)
-RETURNS void
-LANGUAGE plpgsql
+-- "<what> s.t.c is <type>, <says> <expected>" unless the column exists with the expected type, else NULL.
+CREATE OR REPLACE FUNCTION countercache.type_problem(what text, tbl_schema name, tbl name, col name, expected text,
+                                                     says text)
+RETURNS text
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-DECLARE
-    t regtype := countercache.column_type(tbl_schema, tbl, col);
-BEGIN
-    IF t IS NULL OR t::text <> expected THEN
-        PERFORM countercache.fail(declared_by, format('%s %I.%I.%I is %s, %s %s', what, tbl_schema, tbl, col,
-            coalesce(t::text, 'missing'), says, expected), fix);
-    END IF;
-END
+    SELECT format('%s %I.%I.%I is %s, %s %s', what, tbl_schema, tbl, col, coalesce(x.t::text, 'missing'), says, expected)
+      FROM (SELECT countercache.column_type(tbl_schema, tbl, col) AS t) x
+     WHERE x.t IS NULL OR x.t::text <> expected
 $fn$;
 
 -- Raises a clear error unless the transaction is READ COMMITTED. Maintenance that must see every committed row (a
@@ -443,6 +428,154 @@ BEGIN
 END
 $fn$;
 
+-- Every problem of a counter's declaration against the database as it is now ("@CounterCache on Entity.field: ..."),
+-- each with its fix, in the order the checks meet them (a check that needs a missing table is skipped); no rows when
+-- the counter can be installed. define_counter raises the first; report_problems raises all of a changelog's at
+-- once, before any counter is installed; the DDL guard raises those a schema change would cause.
+CREATE OR REPLACE FUNCTION countercache.counter_problems(
+    declared_by text,
+    target_schema name, target_table name, target_key name, key_type text, target_column name, column_type text,
+    source_schema name, source_table name, source_fk name, condition text, sum_column name,
+    strategy text, slots integer,
+    via_schema name DEFAULT NULL, via_table name DEFAULT NULL, via_key name DEFAULT NULL,
+    via_key_type text DEFAULT NULL, via_fk name DEFAULT NULL, scale integer DEFAULT 0)
+RETURNS TABLE (problem text, fix text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    d constant text := '@CounterCache on ' || declared_by;
+    t regtype;
+    probe refcursor;
+    fk_type text := coalesce(via_key_type, key_type);   -- the type source_fk must have
+    model_fix constant text := 'make the table match the entity (or the entity match the table) and regenerate the changelog';
+    missing_fix constant text := 'apply the changelog that creates it before the countercache changelog';
+    has_target boolean := to_regclass(format('%I.%I', target_schema, target_table)) IS NOT NULL;
+    has_source boolean := to_regclass(format('%I.%I', source_schema, source_table)) IS NOT NULL;
+    has_via boolean := via_table IS NULL OR to_regclass(format('%I.%I', via_schema, via_table)) IS NOT NULL;
+BEGIN
+    IF column_type !~ '^(bigint|integer|numeric\(\d{1,4},\d{1,2}\))$' THEN
+        RETURN QUERY SELECT d || ': ' || format('column type %L is not supported', column_type),
+            'declare the counter field as long, int or BigDecimal';
+    ELSIF scale IS DISTINCT FROM coalesce(substring(column_type FROM ',(\d+)\)$')::integer, 0) THEN
+        RETURN QUERY SELECT d || ': ' || format('scale %s does not match column type %s', scale, column_type),
+            'regenerate the changelog';
+    END IF;
+    IF strategy IS NULL OR strategy NOT IN ('queue', 'unlogged', 'direct', 'slotted') THEN
+        RETURN QUERY SELECT d || ': ' || format('strategy %L is unknown', strategy), 'use queue, unlogged, direct or slotted';
+    ELSIF (strategy = 'slotted') <> (slots BETWEEN 2 AND 1024) OR (strategy <> 'slotted' AND slots <> 0) THEN
+        RETURN QUERY SELECT d || ': ' || format('slots = %s does not fit strategy %s', slots, strategy),
+            'give a slotted counter 2 to 1024 slots, and the other strategies 0';
+    END IF;
+    IF NOT has_target THEN
+        RETURN QUERY SELECT d || ': ' || format('target table %I.%I does not exist', target_schema, target_table), missing_fix;
+    END IF;
+    RETURN QUERY SELECT d || ': ' || x.p, model_fix FROM (SELECT countercache.type_problem('key', target_schema, target_table,
+        target_key, key_type, 'the entity model says') AS p) x WHERE has_target AND x.p IS NOT NULL;
+    IF NOT has_source THEN
+        RETURN QUERY SELECT d || ': ' || format('source table %I.%I does not exist', source_schema, source_table), missing_fix;
+    END IF;
+    RETURN QUERY SELECT d || ': ' || x.p, 'give the foreign key column the type of the key it points at'
+      FROM (SELECT countercache.type_problem('foreign key column', source_schema, source_table, source_fk, fk_type,
+                                             'the key it points at is') AS p) x WHERE has_source AND x.p IS NOT NULL;
+    IF NOT has_via THEN
+        RETURN QUERY SELECT d || ': ' || format('middle table %I.%I does not exist', via_schema, via_table), missing_fix;
+    ELSIF via_table IS NOT NULL THEN
+        RETURN QUERY SELECT d || ': ' || x.p, model_fix FROM (SELECT countercache.type_problem('key', via_schema, via_table, via_key,
+            via_key_type, 'the entity model says') AS p) x WHERE x.p IS NOT NULL;
+        RETURN QUERY SELECT d || ': ' || x.p, 'give the foreign key column the type of the target key'
+          FROM (SELECT countercache.type_problem('foreign key column', via_schema, via_table, via_fk, key_type,
+                                                 'the key it points at is') AS p) x WHERE x.p IS NOT NULL;
+        -- The path is exact because a source row can only point at a middle row that exists: a new middle row has
+        -- no source rows, and a deleted one has none left once its statement ends (see "Counters along a path").
+        IF has_source AND NOT EXISTS (
+            SELECT FROM pg_constraint k
+             WHERE k.contype = 'f' AND NOT k.condeferrable
+               AND k.conrelid = to_regclass(format('%I.%I', source_schema, source_table))
+               AND k.confrelid = to_regclass(format('%I.%I', via_schema, via_table))
+               AND k.conkey = ARRAY[(SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = k.conrelid
+                                        AND a.attname = source_fk)]
+               AND k.confkey = ARRAY[(SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = k.confrelid
+                                         AND a.attname = via_key)]) THEN
+            RETURN QUERY SELECT d || ': ' || format('%I.%I.%I has no foreign key constraint to %I.%I(%I)',
+                source_schema, source_table, source_fk, via_schema, via_table, via_key),
+                'a counter along a path needs it (not deferrable): add it, or let Hibernate create it';
+        END IF;
+    END IF;
+    -- Citus runs triggers of a distributed or reference table per shard, and refuses ours (docs/scaling.md, "Citus")
+    IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+        RETURN QUERY EXECUTE 'SELECT $1 || '': '' || r.what || '' table '' || r.tbl || '' is distributed by Citus'', $2
+              FROM (VALUES (''target'', $3), (''source'', $4), (''middle'', $5)) AS r(what, tbl)
+             WHERE to_regclass(r.tbl) IN (SELECT p.logicalrelid FROM pg_catalog.pg_dist_partition p)'
+            USING d, 'keep the tables a counter reads and writes local to the coordinator (not distributed), '
+                     'or count them another way: see docs/scaling.md, "Citus"',
+                  format('%I.%I', target_schema, target_table), format('%I.%I', source_schema, source_table),
+                  CASE WHEN via_table IS NOT NULL THEN format('%I.%I', via_schema, via_table) END;
+    END IF;
+    IF has_source AND sum_column IS NOT NULL THEN
+        t := countercache.column_type(source_schema, source_table, sum_column);
+        IF t IS NULL OR t::text NOT IN ('smallint', 'integer', 'bigint', 'numeric') THEN
+            RETURN QUERY SELECT d || ': ' || format('sum column %I.%I.%I is %s', source_schema, source_table, sum_column,
+                coalesce(t::text, 'missing')),
+                'sum an existing smallint, integer, bigint or numeric(p,s) column; floating point sums cannot be exact';
+        ELSIF t::text = 'numeric' AND coalesce(countercache.column_scale(source_schema, source_table, sum_column), 99)
+                                      > scale THEN
+            RETURN QUERY SELECT d || ': ' || format('sum column %I.%I.%I is %s, with more decimal places than the counter''s %s',
+                source_schema, source_table, sum_column,
+                countercache.column_format(source_schema, source_table, sum_column), column_type),
+                'give the sum column a scale (numeric(p,s)) and the counter field at least as many decimal places';
+        END IF;
+    END IF;
+    -- PostgreSQL judges the condition, parsed and typed against the source table in two contexts, each through a
+    -- cursor, which refuses a text of more than one statement: as a WHERE (so it is boolean) and inside ARRAY[( )]
+    -- (a text that closed the parenthesis to add a clause of its own could not fit both).
+    IF has_source THEN
+        BEGIN
+            OPEN probe FOR EXECUTE format('SELECT 1 FROM %I.%I AS %I WHERE (%s) LIMIT 0',
+                source_schema, source_table, source_table, coalesce(condition, 'true'));
+            CLOSE probe;
+            OPEN probe FOR EXECUTE format('SELECT ARRAY[(%s)] FROM %I.%I AS %I LIMIT 0',
+                coalesce(condition, 'true'), source_schema, source_table, source_table);
+            CLOSE probe;
+        EXCEPTION WHEN OTHERS THEN
+            RETURN QUERY SELECT d || ': ' || format('where = "%s" is not one boolean expression over %I.%I: %s',
+                condition, source_schema, source_table, SQLERRM),
+                'write the condition as a boolean SQL expression over the columns of the source table, '
+                'with functions outside pg_catalog schema-qualified';
+        END;
+    END IF;
+    t := countercache.column_type(target_schema, target_table, target_column);
+    IF t::text NOT IN ('smallint', 'integer', 'bigint', 'numeric') THEN
+        RETURN QUERY SELECT d || ': ' || format('counter column %I.%I.%I is %s', target_schema, target_table, target_column, t),
+            'make the counter column an integer, bigint or numeric(p,s)';
+    ELSIF scale > 0 AND t IS NOT NULL
+          AND countercache.column_scale(target_schema, target_table, target_column) IS DISTINCT FROM scale THEN
+        RETURN QUERY SELECT d || ': ' || format('counter column %I.%I.%I is %s, the entity model says %s',
+            target_schema, target_table, target_column,
+            countercache.column_format(target_schema, target_table, target_column), column_type),
+            'make the column match the field''s precision and scale (or the field match the column)';
+    END IF;
+END
+$fn$;
+
+-- Raises one error listing every problem found (the changelog checks all its counters this way before it installs
+-- any, so that a run reports them together), or does nothing when there are none.
+CREATE OR REPLACE FUNCTION countercache.report_problems(problems text[], fixes text[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF cardinality(problems) > 0 THEN
+        RAISE EXCEPTION 'countercache: % problem% with the @CounterCache declarations:%', cardinality(problems),
+            CASE WHEN cardinality(problems) > 1 THEN 's' ELSE '' END,
+            (SELECT string_agg(E'\n  ' || p || E'\n      fix: ' || f, '' ORDER BY i)
+               FROM unnest(problems, fixes) WITH ORDINALITY AS u(p, f, i))
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+END
+$fn$;
+
 -- Checks a counter against the database, records it in the catalog and adds the counter column when it is missing.
 -- Returns true when the counter is new or its definition changed; a recount of it is then requested (see
 -- request_recount): the changelog runs it after the triggers are in place, in batches that writers never wait for.
@@ -462,105 +595,30 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    d ALIAS FOR declared_by;
     t regtype;
     old_hash text;
-    probe refcursor;
-    fk_type text := coalesce(via_key_type, key_type);   -- the type source_fk must have
+    first record;
+    guard text := coalesce(current_setting('countercache.ddl_guard', true), '');
 BEGIN
-    IF column_type !~ '^(bigint|integer|numeric\(\d{1,4},\d{1,2}\))$' THEN
-        PERFORM countercache.fail(d, format('column type %L is not supported', column_type),
-            'declare the counter field as long, int or BigDecimal');
+    SELECT * INTO first FROM countercache.counter_problems(declared_by, target_schema, target_table, target_key,
+        key_type, target_column, column_type, source_schema, source_table, source_fk, condition, sum_column, strategy,
+        slots, via_schema, via_table, via_key, via_key_type, via_fk, scale) LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION '%', first.problem USING HINT = first.fix, ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF scale IS DISTINCT FROM coalesce(substring(column_type FROM ',(\d+)\)$')::integer, 0) THEN
-        PERFORM countercache.fail(d, format('scale %s does not match column type %s', scale, column_type),
-            'regenerate the changelog');
-    END IF;
-    IF strategy IS NULL OR strategy NOT IN ('queue', 'unlogged', 'direct', 'slotted') THEN
-        PERFORM countercache.fail(d, format('strategy %L is unknown', strategy),
-            'use queue, unlogged, direct or slotted');
-    END IF;
-    IF (strategy = 'slotted') <> (slots BETWEEN 2 AND 1024) OR (strategy <> 'slotted' AND slots <> 0) THEN
-        PERFORM countercache.fail(d, format('slots = %s does not fit strategy %s', slots, strategy),
-            'give a slotted counter 2 to 1024 slots, and the other strategies 0');
-    END IF;
-    PERFORM countercache.require_table(d, 'target table', target_schema, target_table);
-    PERFORM countercache.require_type(d, 'key', target_schema, target_table, target_key, key_type,
-        'the entity model says', 'make the table match the entity (or the entity match the table) and regenerate the changelog');
-    PERFORM countercache.require_table(d, 'source table', source_schema, source_table);
-    PERFORM countercache.require_type(d, 'foreign key column', source_schema, source_table, source_fk, fk_type,
-        'the key it points at is', 'give the foreign key column the type of the key it points at');
-    IF via_table IS NOT NULL THEN
-        PERFORM countercache.require_table(d, 'middle table', via_schema, via_table);
-        PERFORM countercache.require_type(d, 'key', via_schema, via_table, via_key, via_key_type,
-            'the entity model says', 'make the table match the entity (or the entity match the table) and regenerate the changelog');
-        PERFORM countercache.require_type(d, 'foreign key column', via_schema, via_table, via_fk, key_type,
-            'the key it points at is', 'give the foreign key column the type of the target key');
-        -- The path is exact because a source row can only point at a middle row that exists: a new middle row has
-        -- no source rows, and a deleted one has none left once its statement ends (see "Counters along a path").
-        IF NOT EXISTS (
-            SELECT FROM pg_constraint k
-             WHERE k.contype = 'f' AND NOT k.condeferrable
-               AND k.conrelid = to_regclass(format('%I.%I', source_schema, source_table))
-               AND k.confrelid = to_regclass(format('%I.%I', via_schema, via_table))
-               AND k.conkey = ARRAY[(SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = k.conrelid
-                                        AND a.attname = source_fk)]
-               AND k.confkey = ARRAY[(SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = k.confrelid
-                                         AND a.attname = via_key)]) THEN
-            PERFORM countercache.fail(d, format('%I.%I.%I has no foreign key constraint to %I.%I(%I)',
-                source_schema, source_table, source_fk, via_schema, via_table, via_key),
-                'a counter along a path needs it (not deferrable): add it, or let Hibernate create it');
-        END IF;
-    END IF;
-    IF sum_column IS NOT NULL THEN
-        t := countercache.column_type(source_schema, source_table, sum_column);
-        IF t IS NULL OR t::text NOT IN ('smallint', 'integer', 'bigint', 'numeric') THEN
-            PERFORM countercache.fail(d, format('sum column %I.%I.%I is %s',
-                source_schema, source_table, sum_column, coalesce(t::text, 'missing')),
-                'sum an existing smallint, integer, bigint or numeric(p,s) column; floating point sums cannot be exact');
-        ELSIF t::text = 'numeric' AND coalesce(countercache.column_scale(source_schema, source_table, sum_column), 99)
-                                      > scale THEN
-            PERFORM countercache.fail(d, format('sum column %I.%I.%I is %s, with more decimal places than the counter''s %s',
-                source_schema, source_table, sum_column,
-                countercache.column_format(source_schema, source_table, sum_column), column_type),
-                'give the sum column a scale (numeric(p,s)) and the counter field at least as many decimal places');
-        END IF;
-    END IF;
-    -- PostgreSQL judges the condition, parsed and typed against the source table in two contexts, each through a
-    -- cursor, which refuses a text of more than one statement: as a WHERE (so it is boolean) and inside ARRAY[( )]
-    -- (a text that closed the parenthesis to add a clause of its own could not fit both).
-    BEGIN
-        OPEN probe FOR EXECUTE format('SELECT 1 FROM %I.%I AS %I WHERE (%s) LIMIT 0',
-            source_schema, source_table, source_table, coalesce(condition, 'true'));
-        CLOSE probe;
-        OPEN probe FOR EXECUTE format('SELECT ARRAY[(%s)] FROM %I.%I AS %I LIMIT 0',
-            coalesce(condition, 'true'), source_schema, source_table, source_table);
-        CLOSE probe;
-    EXCEPTION WHEN OTHERS THEN
-        PERFORM countercache.fail(d, format('where = "%s" is not one boolean expression over %I.%I: %s',
-            condition, source_schema, source_table, SQLERRM),
-            'write the condition as a boolean SQL expression over the columns of the source table, '
-            'with functions outside pg_catalog schema-qualified');
-    END;
+    -- the counter's own column is not a schema change the DDL guard should stop
+    PERFORM set_config('countercache.ddl_guard', 'off', true);
     t := countercache.column_type(target_schema, target_table, target_column);
     IF t IS NULL THEN
         EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I %s NOT NULL DEFAULT 0',
             target_schema, target_table, target_column, column_type);   -- column_type: checked above
-    ELSIF t::text NOT IN ('smallint', 'integer', 'bigint', 'numeric') THEN
-        PERFORM countercache.fail(d, format('counter column %I.%I.%I is %s',
-            target_schema, target_table, target_column, t),
-            'make the counter column an integer, bigint or numeric(p,s)');
-    ELSIF scale > 0 AND countercache.column_scale(target_schema, target_table, target_column) IS DISTINCT FROM scale THEN
-        PERFORM countercache.fail(d, format('counter column %I.%I.%I is %s, the entity model says %s',
-            target_schema, target_table, target_column,
-            countercache.column_format(target_schema, target_table, target_column), column_type),
-            'make the column match the field''s precision and scale (or the field match the column)');
     ELSIF NOT EXISTS (SELECT 1 FROM pg_attrdef ad JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
                        WHERE a.attrelid = to_regclass(format('%I.%I', target_schema, target_table))
                          AND a.attname = target_column) THEN
         -- Hibernate never inserts the counter column, so new rows must start from a default.
         EXECUTE format('ALTER TABLE %I.%I ALTER COLUMN %I SET DEFAULT 0', target_schema, target_table, target_column);
     END IF;
+    PERFORM set_config('countercache.ddl_guard', guard, true);
 
     SELECT k.definition_hash INTO old_hash FROM countercache.counter k WHERE k.id = define_counter.id;
     IF old_hash IS NOT DISTINCT FROM definition_hash THEN
@@ -569,10 +627,10 @@ BEGIN
     INSERT INTO countercache.counter AS k (id, name, declared_by, target_schema, target_table, target_key, key_type,
                                           target_column, source_schema, source_table, source_fk, condition,
                                           sum_column, strategy, slots, definition_hash,
-                                          via_schema, via_table, via_key, via_fk, scale)
+                                          via_schema, via_table, via_key, via_key_type, via_fk, scale)
     VALUES (id, name, declared_by, target_schema, target_table, target_key, key_type,
             target_column, source_schema, source_table, source_fk, condition, sum_column, strategy, slots,
-            definition_hash, via_schema, via_table, via_key, via_fk, scale)
+            definition_hash, via_schema, via_table, via_key, via_key_type, via_fk, scale)
     ON CONFLICT ON CONSTRAINT counter_pkey DO UPDATE
        SET name = excluded.name, declared_by = excluded.declared_by,
            target_schema = excluded.target_schema, target_table = excluded.target_table,
@@ -581,11 +639,114 @@ BEGIN
            source_fk = excluded.source_fk, condition = excluded.condition, sum_column = excluded.sum_column,
            strategy = excluded.strategy, slots = excluded.slots, definition_hash = excluded.definition_hash,
            via_schema = excluded.via_schema, via_table = excluded.via_table, via_key = excluded.via_key,
-           via_fk = excluded.via_fk, scale = excluded.scale, defined_at = now();
+           via_key_type = excluded.via_key_type, via_fk = excluded.via_fk, scale = excluded.scale, defined_at = now();
     PERFORM countercache.request_recount(define_counter.id);
     RETURN true;
 END
 $fn$;
+
+-- The problems of the installed counters with the database as it is now (as counter_problems finds them, plus a
+-- counter column gone missing), for the counters of these tables (schema.table, quoted as format's %I quotes) and
+-- those whose tables are missing, or for every counter when tables is NULL. The DDL guard refuses a statement that
+-- leaves any; the CLI's status lists them.
+CREATE OR REPLACE FUNCTION countercache.installed_problems(tables text[] DEFAULT NULL)
+RETURNS TABLE (counter text, problem text, fix text)
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    WITH k AS (
+        SELECT * FROM countercache.counter k
+         WHERE EXISTS (SELECT FROM (VALUES (k.target_schema, k.target_table), (k.source_schema, k.source_table),
+                                           (k.via_schema, k.via_table)) AS r(s, t)
+                        WHERE r.t IS NOT NULL
+                          -- a table renamed is missing under its name
+                          AND (tables IS NULL OR format('%I.%I', r.s, r.t) = ANY (tables)
+                               OR to_regclass(format('%I.%I', r.s, r.t)) IS NULL))
+    ), found AS (
+        SELECT k.name, p.problem, p.fix
+          FROM k CROSS JOIN LATERAL countercache.counter_problems(k.declared_by,
+               k.target_schema, k.target_table, k.target_key, k.key_type, k.target_column,
+               CASE WHEN k.scale > 0 THEN format('numeric(38,%s)', k.scale) ELSE 'bigint' END,
+               k.source_schema, k.source_table, k.source_fk, k.condition, k.sum_column, k.strategy, k.slots,
+               k.via_schema, k.via_table, k.via_key,
+               CASE WHEN k.via_table IS NOT NULL
+                    THEN coalesce(k.via_key_type, countercache.column_type(k.via_schema, k.via_table, k.via_key)::text)
+               END,
+               k.via_fk, k.scale) p
+        UNION ALL
+        SELECT k.name, format('@CounterCache on %s: counter column %I.%I.%I is missing', k.declared_by,
+               k.target_schema, k.target_table, k.target_column), 'give the counter column back its name (or the field the column''s name)'
+          FROM k
+         WHERE to_regclass(format('%I.%I', k.target_schema, k.target_table)) IS NOT NULL
+           AND countercache.column_type(k.target_schema, k.target_table, k.target_column) IS NULL
+    )
+    SELECT f.name, f.problem, f.fix FROM found f ORDER BY f.name, f.problem
+$fn$;
+
+-- The DDL guard: an event trigger that refuses an ALTER TABLE or DROP TABLE (a user's own migration, say) that
+-- would break an installed counter: a counted column renamed, dropped or given another type, a source, target or
+-- middle table renamed or dropped. Its error names each counter in the way and what is wrong, with the fix. The
+-- installed capture triggers name columns, so without it such a change would surface as a bare "column does not
+-- exist" at the application's next insert. A migration that changes a counted column on purpose, together with the
+-- entity, runs SET LOCAL countercache.ddl_guard = off first and the regenerated countercache changelog after it, in
+-- the same update. It checks the statements of the migrator (the role that owns the countercache schema, and its
+-- members), not the application's. Only a superuser can create event triggers: the install creates them when it
+-- runs as one, and docs/security.md has the two statements for a superuser to run otherwise.
+CREATE OR REPLACE FUNCTION countercache.ddl_guard()
+RETURNS event_trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    touched text[];   -- the tables the statement altered or dropped, as schema.table
+    problems text[];
+    fixes text[];
+BEGIN
+    IF current_setting('countercache.ddl_guard', true) = 'off'
+       OR to_regclass('countercache.counter') IS NULL
+       OR NOT pg_has_role((SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'countercache'), 'USAGE') THEN
+        RETURN;
+    END IF;
+    IF TG_EVENT = 'sql_drop' THEN
+        SELECT array_agg(format('%I.%I', o.schema_name, o.object_name)) INTO touched
+          FROM pg_event_trigger_dropped_objects() o WHERE o.object_type = 'table';
+    ELSE
+        SELECT array_agg(format('%I.%I', n.nspname, r.relname)) INTO touched
+          FROM pg_event_trigger_ddl_commands() c
+          JOIN pg_class r ON r.oid = c.objid JOIN pg_namespace n ON n.oid = r.relnamespace
+         WHERE c.classid = 'pg_class'::regclass;
+    END IF;
+    SELECT array_agg(f.problem ORDER BY f.counter, f.problem), array_agg(f.fix ORDER BY f.counter, f.problem)
+      INTO problems, fixes
+      FROM countercache.installed_problems(coalesce(touched, '{}')) f;
+    IF cardinality(problems) > 0 THEN
+        RAISE EXCEPTION 'countercache: % would break % counter%:%', TG_TAG, cardinality(problems),
+            CASE WHEN cardinality(problems) > 1 THEN 's' ELSE '' END,
+            (SELECT string_agg(E'\n  ' || p || E'\n      fix: ' || f, '' ORDER BY i)
+               FROM unnest(problems, fixes) WITH ORDINALITY AS u(p, f, i))
+            USING ERRCODE = 'dependent_objects_still_exist',
+                  HINT = 'to change the column or table with its entity on purpose: SET LOCAL countercache.ddl_guard = off '
+                         'in that migration, and apply the regenerated countercache changelog after it; to stop '
+                         'counting: remove the @CounterCache and apply the regenerated changelog first';
+    END IF;
+END
+$fn$;
+DO $guard$
+BEGIN
+    IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER) THEN
+        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
+                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_ddl_guard') THEN
+            CREATE EVENT TRIGGER countercache_ddl_guard ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
+                EXECUTE FUNCTION countercache.ddl_guard();
+        END IF;
+        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
+                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_drop_guard') THEN
+            CREATE EVENT TRIGGER countercache_drop_guard ON sql_drop WHEN TAG IN ('DROP TABLE')
+                EXECUTE FUNCTION countercache.ddl_guard();
+        END IF;
+    END IF;
+END
+$guard$;
 
 -- Records that the changelog named changelog installs exactly the counters in keep, and forgets every other counter
 -- of that changelog (or of none, installed before changelogs had names): its queued, slotted, dead-lettered and

@@ -66,4 +66,14 @@ class WhereConditionIT {
         db.queryLong("SELECT countercache.rollup(100)");
         assertThat(db.queryLong("SELECT total_odd FROM blog_article WHERE id = 1")).isOne();
     }
+
+    @Test
+    void aConditionThatFailsAtRunTimeFailsTheWriteNamingTheCounter() throws Exception {
+        install(counter("total_risky", "100 / (likes - 3) > 0"));
+        db.execute("INSERT INTO blog_article (id) VALUES (2)");
+        assertThatThrownBy(() -> db.execute("INSERT INTO blog_comment (article_id, publish_status, likes) VALUES (2, 'public', 3)"))
+                .hasMessageContaining("division by zero")
+                .hasMessageContaining("/* @CounterCache on Article.total_risky */")
+                .hasMessageContaining("100 / (likes - 3) > 0");
+    }
 }

@@ -322,7 +322,7 @@ class WritePathIT {
                 new io.countercache.spi.TableName("public", "tagging"), "tag_id", null, null);
         for (var c : java.util.List.of(missingTarget, wrongKeyType, textSum, intFk)) {
             var units = io.countercache.spi.Installation.units(java.util.List.of(c));
-            assertThatThrownBy(() -> db.executeInTransaction(units.get(1).sql()))
+            assertThatThrownBy(() -> db.executeInTransaction(units.get(2).sql()))
                     .as(c.declaredBy()).hasMessageContaining("@CounterCache on " + c.declaredBy() + ": ")
                     .hasMessageContaining(switch (c.declaredBy()) {
                         case "Post.comments" -> "target table public.post does not exist";
@@ -346,7 +346,7 @@ class WritePathIT {
                 io.countercache.spi.KeyType.BIGINT, "total_bad", "bigint", BlogSchema.COMMENT, "article_id",
                 "status = 'public'", null);
         var units = io.countercache.spi.Installation.units(java.util.List.of(bad));
-        assertThatThrownBy(() -> db.executeInTransaction(units.get(1).sql()))
+        assertThatThrownBy(() -> db.executeInTransaction(units.get(2).sql()))
                 .hasMessageContaining("@CounterCache on Article.totalBad")
                 .hasMessageContaining("where = \"status = 'public'\" is not one boolean expression over public.blog_comment")
                 .hasMessageContaining("column \"status\" does not exist");

@@ -34,6 +34,8 @@ import static io.countercache.internal.Sql.literal;
  *
  * <ol>
  *   <li>{@code countercache-schema}: the catalog, the queue and the functions;</li>
+ *   <li>{@code countercache-check}: every counter checked against the database, so that one run reports every
+ *       problem (the definitions below stop at their first);</li>
  *   <li>one {@code countercache-source-<schema>.<table>} per source table: under a lock that keeps writers of the
  *       source out for the few milliseconds it takes, define (check, record, add the column, ask for a recount when
  *       new or changed) each counter it feeds, then (re)create the capture triggers that turn every write, and every
@@ -89,6 +91,10 @@ public final class InstallSql {
         units.add(new Unit("countercache-schema", "countercache catalog, queue and functions", schema(), false,
                 "DO $rollback$ BEGIN IF NOT EXISTS (SELECT FROM countercache.counter) AND NOT EXISTS (SELECT FROM"
                         + " countercache.limit_def) THEN DROP SCHEMA countercache CASCADE; END IF; END $rollback$;"));
+        if (!counters.isEmpty()) {
+            units.add(new Unit("countercache-check", "check every counter against the database, all problems at once",
+                    checkSql(counters), false, null));
+        }
         bySource.forEach((source, defs) -> {
             defs.sort(Comparator.comparing(CounterDefinition::name));
             units.add(new Unit("countercache-source-" + changesetName(source), "counters fed by " + source + ": " + declarers(defs),
@@ -350,19 +356,35 @@ public final class InstallSql {
 
     private static String defineCall(CounterDefinition c) {
         return "SELECT countercache.define_counter(\n"
-                + "    id => " + c.id() + ", name => " + literal(c.name()) + ", declared_by => " + literal(c.declaredBy()) + ",\n"
+                + "    id => " + c.id() + ", name => " + literal(c.name()) + ", " + arguments(c)
+                + ",\n    definition_hash => " + literal(c.definitionHash()) + ");\n";
+    }
+
+    /** The arguments define_counter and counter_problems share, from declared_by on. */
+    private static String arguments(CounterDefinition c) {
+        return "declared_by => " + literal(c.declaredBy()) + ",\n"
                 + "    target_schema => " + literal(c.target().schema()) + ", target_table => " + literal(c.target().table())
                 + ", target_key => " + literal(c.targetKey()) + ", key_type => " + literal(c.keyType().sqlName()) + ",\n"
                 + "    target_column => " + literal(c.column()) + ", column_type => " + literal(c.columnType()) + ",\n"
                 + "    source_schema => " + literal(c.source().schema()) + ", source_table => " + literal(c.source().table())
                 + ", source_fk => " + literal(c.sourceFk()) + ",\n"
                 + "    condition => " + literal(c.condition()) + ", sum_column => " + literal(c.sumColumn()) + ",\n"
-                + "    strategy => " + literal(c.strategy().sqlName()) + ", slots => " + c.slots() + ",\n"
-                + (c.via() == null ? "" : "    via_schema => " + literal(c.via().table().schema()) + ", via_table => "
+                + "    strategy => " + literal(c.strategy().sqlName()) + ", slots => " + c.slots()
+                + (c.via() == null ? "" : ",\n    via_schema => " + literal(c.via().table().schema()) + ", via_table => "
                         + literal(c.via().table().table()) + ", via_key => " + literal(c.via().key()) + ", via_key_type => "
-                        + literal(c.via().keyType().sqlName()) + ", via_fk => " + literal(c.via().fk()) + ",\n")
-                + (c.scale() == 0 ? "" : "    scale => " + c.scale() + ",\n")
-                + "    definition_hash => " + literal(c.definitionHash()) + ");\n";
+                        + literal(c.via().keyType().sqlName()) + ", via_fk => " + literal(c.via().fk()))
+                + (c.scale() == 0 ? "" : ",\n    scale => " + c.scale());
+    }
+
+    /**
+     * Checks every counter against the database before any is installed, so that one run reports all the problems
+     * (define_counter, later, stops at the first).
+     */
+    private static String checkSql(List<CounterDefinition> counters) {
+        return "SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.array_agg(p.fix))\n"
+                + "  FROM (\n" + counters.stream().sorted(Comparator.comparing(CounterDefinition::name))
+                .map(c -> "    SELECT * FROM countercache.counter_problems(" + arguments(c).replace("\n    ", "\n        ") + ")")
+                .collect(Collectors.joining("\n    UNION ALL\n")) + "\n  ) p;\n";
     }
 
     /**
@@ -504,10 +526,10 @@ public final class InstallSql {
             String value = value(c, alias, sign);
             String where = fk + " IS NOT NULL" + (c.condition() == null ? "" : " AND (" + c.condition() + ")");
             if (c.via() == null) {
-                return "SELECT " + c.id() + " AS c, " + fk + " AS k, " + value + " AS d FROM " + rows + " AS " + alias
-                        + " WHERE " + where;
+                return "SELECT " + named(c) + c.id() + " AS c, " + fk + " AS k, " + value + " AS d FROM " + rows + " AS "
+                        + alias + " WHERE " + where;
             }
-            return "SELECT " + c.id() + " AS c, v." + ident(c.via().fk()) + " AS k, s.d FROM (SELECT " + fk + " AS f, "
+            return "SELECT " + named(c) + c.id() + " AS c, v." + ident(c.via().fk()) + " AS k, s.d FROM (SELECT " + fk + " AS f, "
                     + value + " AS d FROM " + rows + " AS " + alias + " WHERE " + where + ") s JOIN "
                     + c.via().table().sql() + " v ON v." + ident(c.via().key()) + " = s.f WHERE v."
                     + ident(c.via().fk()) + " IS NOT NULL";
@@ -519,11 +541,20 @@ public final class InstallSql {
         return (c, sign) -> {
             String alias = ident(c.source().table());
             String value = value(c, alias, sign);
-            return "SELECT " + c.id() + " AS c, " + row + "." + ident(c.via().fk()) + " AS k, " + value + " AS d FROM "
+            return "SELECT " + named(c) + c.id() + " AS c, " + row + "." + ident(c.via().fk()) + " AS k, " + value + " AS d FROM "
                     + c.source().sql() + " AS " + alias + " WHERE " + alias + "." + ident(c.sourceFk()) + " = " + row + "."
                     + ident(c.via().key()) + " AND " + row + "." + ident(c.via().fk()) + " IS NOT NULL"
                     + (c.condition() == null ? "" : " AND (" + c.condition() + ")");
         };
+    }
+
+    /**
+     * A comment that names the counter, so that an error in its {@code where} or sum at run time (a division by zero,
+     * an overflow) names it too: PostgreSQL's error context quotes the statement. Only plain characters of the name
+     * are kept, so the comment cannot be closed (or nested) by it.
+     */
+    private static String named(CounterDefinition c) {
+        return "/* @CounterCache on " + c.declaredBy().replaceAll("[^A-Za-z0-9_.$, ]", "_") + " */ ";
     }
 
     /** One source row's contribution (row alias {@code alias}) with this sign: 1, or its sum column in units. */

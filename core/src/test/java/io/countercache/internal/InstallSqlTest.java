@@ -26,9 +26,10 @@ class InstallSqlTest {
     @Test
     void unitsComeInOrderWithStableIdsAndTheRecountLast() {
         List<Unit> units = InstallSql.units("default", List.of(counter("total", null)), List.of());
-        assertThat(units).extracting(Unit::id).containsExactly("countercache-schema", "countercache-source-public.comment",
-                "countercache-target-public.article", "countercache-prune", "countercache-limits", "countercache-recount");
-        assertThat(units).extracting(Unit::everyTime).containsExactly(false, false, false, false, false, true);
+        assertThat(units).extracting(Unit::id).containsExactly("countercache-schema", "countercache-check",
+                "countercache-source-public.comment", "countercache-target-public.article", "countercache-prune",
+                "countercache-limits", "countercache-recount");
+        assertThat(units).extracting(Unit::everyTime).containsExactly(false, false, false, false, false, false, true);
     }
 
     @Test
@@ -39,7 +40,7 @@ class InstallSqlTest {
 
     @Test
     void aTriggerBodyIsQuotedWithATagItsConditionDoesNotHold() {
-        String sql = InstallSql.units("default", List.of(counter("odd", "s = '$capture$' OR s = '$capture_1$'")), List.of()).get(1).sql();
+        String sql = InstallSql.units("default", List.of(counter("odd", "s = '$capture$' OR s = '$capture_1$'")), List.of()).get(2).sql();
         assertThat(sql).contains("AS $capture_2$\n").contains("$capture_2$;\nREVOKE ALL ON FUNCTION");
     }
 

@@ -1,0 +1,156 @@
+package io.countercache;
+
+import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.KeyType;
+import io.countercache.spi.TableName;
+import io.countercache.testing.TestDatabase;
+import io.countercache.testing.TestPostgres;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.postgresql.util.PSQLException;
+
+import java.sql.SQLException;
+import java.util.List;
+
+import static io.countercache.BlogSchema.ARTICLE;
+import static io.countercache.BlogSchema.ARTICLE_COMMENTS;
+import static io.countercache.BlogSchema.ARTICLE_LIKES;
+import static io.countercache.BlogSchema.ARTICLE_PUBLIC;
+import static io.countercache.BlogSchema.COMMENT;
+import static io.countercache.BlogSchema.USER_PUBLIC;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A schema that does not fit the counters: every problem of a changelog is reported in one error before anything is
+ * installed, and a later migration that would break an installed counter (a counted column renamed, retyped or
+ * dropped, a table dropped) is refused by the DDL guard with the counters it breaks, unless it says it means it.
+ */
+class SchemaChangesIT {
+
+    private static final List<CounterDefinition> BLOG = List.of(ARTICLE_COMMENTS, ARTICLE_PUBLIC, USER_PUBLIC, ARTICLE_LIKES);
+
+    private TestDatabase db;
+
+    @BeforeEach
+    void blog() throws Exception {
+        db = TestPostgres.newDatabase(SchemaChangesIT.class);
+        db.execute(BlogSchema.TABLES);
+    }
+
+    @Test
+    void everyProblemOfAChangelogIsReportedTogetherBeforeAnyCounterIsInstalled() {
+        db.execute("ALTER TABLE blog_comment ALTER COLUMN creator_id TYPE integer; ALTER TABLE blog_comment DROP COLUMN likes");
+        CounterDefinition missingTable = new CounterDefinition("Tag.uses", new TableName("public", "tag"), "id",
+                KeyType.INTEGER, "uses", "integer", new TableName("public", "taging"), "tag_id", null, null);
+        CounterDefinition badWhere = new CounterDefinition("Article.drafts", ARTICLE, "id", KeyType.BIGINT, "drafts",
+                "bigint", COMMENT, "article_id", "status = 'draft'", null);
+
+        assertThatThrownBy(() -> BlogSchema.install(db, List.of(ARTICLE_COMMENTS, USER_PUBLIC, ARTICLE_LIKES, missingTable, badWhere)))
+                .isInstanceOf(PSQLException.class)
+                .hasMessageContaining("countercache: 4 problems with the @CounterCache declarations:")
+                .hasMessageContaining("@CounterCache on User.totalPublicComments: foreign key column public.blog_comment.creator_id"
+                        + " is integer, the key it points at is bigint")
+                .hasMessageContaining("@CounterCache on Article.totalLikes: sum column public.blog_comment.likes is missing")
+                .hasMessageContaining("@CounterCache on Tag.uses: source table public.taging does not exist")
+                .hasMessageContaining("fix: apply the changelog that creates it before the countercache changelog")
+                .hasMessageContaining("@CounterCache on Article.drafts: where = \"status = 'draft'\" is not one boolean"
+                        + " expression over public.blog_comment: column \"status\" does not exist");
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.counter")).as("counters installed").isZero();
+        assertThat(db.queryLong("SELECT count(*) FROM information_schema.columns WHERE column_name = 'total_comments'"))
+                .as("counter columns added").isZero();
+    }
+
+    /** Citus is not installable here: its catalog table is planted, as Citus creates it, to stand in for it. */
+    @Test
+    void aTableDistributedByCitusIsRefused() {
+        db.execute("SET allow_system_table_mods = on;"
+                + " CREATE TABLE pg_catalog.pg_dist_partition (logicalrelid regclass NOT NULL, partmethod \"char\" NOT NULL);"
+                + " INSERT INTO pg_catalog.pg_dist_partition VALUES ('blog_comment', 'h'), ('blog_user', 'n')");
+        assertThatThrownBy(() -> BlogSchema.install(db, List.of(ARTICLE_COMMENTS, USER_PUBLIC)))
+                .hasMessageContaining("countercache: 3 problems with the @CounterCache declarations:")
+                .hasMessageContaining("@CounterCache on Article.totalComments: source table public.blog_comment is"
+                        + " distributed by Citus")
+                .hasMessageContaining("@CounterCache on User.totalPublicComments: target table public.blog_user is"
+                        + " distributed by Citus")
+                .hasMessageContaining("fix: keep the tables a counter reads and writes local to the coordinator");
+    }
+
+    @Test
+    void aMigrationThatBreaksACounterIsRefusedWithTheCountersItBreaks() throws Exception {
+        BlogSchema.install(db, BLOG);
+
+        assertRefused("ALTER TABLE blog_comment RENAME COLUMN publish_status TO status",
+                "countercache: ALTER TABLE would break 2 counters:",
+                "@CounterCache on Article.totalPublicComments: where = \"publish_status = 'public'\" is not one boolean"
+                        + " expression over public.blog_comment: column \"publish_status\" does not exist",
+                "@CounterCache on User.totalPublicComments: where");
+        assertRefused("ALTER TABLE blog_comment ALTER COLUMN article_id TYPE integer",
+                "countercache: ALTER TABLE would break 3 counters:",
+                "@CounterCache on Article.totalComments: foreign key column public.blog_comment.article_id is integer,"
+                        + " the key it points at is bigint");
+        assertRefused("ALTER TABLE blog_comment ALTER COLUMN likes TYPE double precision",
+                "@CounterCache on Article.totalLikes: sum column public.blog_comment.likes is double precision");
+        assertRefused("ALTER TABLE blog_article RENAME COLUMN total_likes TO likes",
+                "@CounterCache on Article.totalLikes: counter column public.blog_article.total_likes is missing");
+        assertRefused("ALTER TABLE blog_comment RENAME TO remark",
+                "countercache: ALTER TABLE would break 4 counters:",
+                "@CounterCache on Article.totalComments: source table public.blog_comment does not exist");
+        assertRefused("DROP TABLE blog_user CASCADE",
+                "countercache: DROP TABLE would break 1 counter:",
+                "@CounterCache on User.totalPublicComments: target table public.blog_user does not exist");
+
+        // changes that break no counter pass
+        db.execute("ALTER TABLE blog_comment ADD COLUMN edited boolean; ALTER TABLE blog_comment RENAME COLUMN message TO body;"
+                + " ALTER TABLE blog_article ALTER COLUMN total_comments TYPE integer; CREATE TABLE scratch (id int); DROP TABLE scratch");
+
+        db.execute("INSERT INTO blog_user (id) VALUES (1); INSERT INTO blog_article (id) VALUES (1);"
+                + " INSERT INTO blog_comment (creator_id, article_id, publish_status, likes) VALUES (1, 1, 'public', 2)");
+        assertExact();
+        assertThat(db.queryRows("SELECT total_comments, total_public_comments, total_likes FROM blog_article"))
+                .containsExactly(List.of("1", "1", "2"));
+    }
+
+    @Test
+    void aMigrationThatChangesACountedColumnOnPurposeRunsBeforeTheRegeneratedChangelog() throws Exception {
+        BlogSchema.install(db, BLOG);
+        db.execute("INSERT INTO blog_user (id) VALUES (1); INSERT INTO blog_article (id) VALUES (1);"
+                + " INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public'), (1, 1, 'draft')");
+
+        // the user's changeset, entity renamed with it: then the regenerated countercache changelog
+        db.executeInTransaction("SET LOCAL countercache.ddl_guard = off;"
+                + " ALTER TABLE blog_comment RENAME COLUMN publish_status TO visibility");
+        String where = "visibility = 'public'";
+        BlogSchema.install(db, List.of(ARTICLE_COMMENTS, ARTICLE_LIKES,
+                new CounterDefinition("Article.totalPublicComments", ARTICLE, "id", KeyType.BIGINT,
+                        "total_public_comments", "bigint", COMMENT, "article_id", where, null),
+                new CounterDefinition("User.totalPublicComments", BlogSchema.USER, "id", KeyType.BIGINT,
+                        "total_public_comments", "bigint", COMMENT, "creator_id", where, null)));
+
+        db.execute("INSERT INTO blog_comment (creator_id, article_id, visibility) VALUES (1, 1, 'public');"
+                + " UPDATE blog_comment SET visibility = 'public' WHERE visibility = 'draft'");
+        assertExact();
+        assertThat(db.queryRows("SELECT total_comments, total_public_comments FROM blog_article"))
+                .containsExactly(List.of("3", "3"));
+        assertThat(db.queryLong("SELECT total_public_comments FROM blog_user")).isEqualTo(3);
+        // the guard is on again once that transaction ended
+        assertRefused("ALTER TABLE blog_comment DROP COLUMN visibility", "would break 2 counters");
+    }
+
+    /** Rolls the queue up and compares every counter with a recount of its source. */
+    private void assertExact() {
+        while (db.queryLong("SELECT countercache.rollup(1000)") > 0) {
+            // until a round finds nothing
+        }
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.delta")).isZero();
+        assertThat(db.queryRows("SELECT k.name, d.* FROM countercache.counter k, countercache.drift(k.id) d")).isEmpty();
+    }
+
+    private void assertRefused(String ddl, String... expected) {
+        assertThatThrownBy(() -> db.executeInTransaction(ddl))
+                .isInstanceOf(SQLException.class)
+                .satisfies(e -> assertThat(e.getMessage()).contains(expected))
+                .satisfies(e -> assertThat(((PSQLException) e).getServerErrorMessage().getHint())
+                        .contains("SET LOCAL countercache.ddl_guard = off"));
+    }
+}
