@@ -75,7 +75,7 @@ class RolesIT {
     }
 
     /** The SQL block that follows {@code <!-- script: name -->} in docs/security.md. */
-    private static String script(String name) throws Exception {
+    static String script(String name) throws Exception {
         String doc = Files.readString(Path.of("../docs/security.md"));
         Matcher m = Pattern.compile("<!-- script: " + name + " -->\\s*```sql\\n(.*?)```", Pattern.DOTALL).matcher(doc);
         assertThat(m.find()).as("docs/security.md has the " + name + " script").isTrue();
@@ -157,5 +157,17 @@ class RolesIT {
         w.drain();
         BlogSchema.assertExactAfterRollup(db);
         assertThat(w.metrics().queueDepth()).isZero();
+    }
+
+    @Test
+    @Order(4)
+    void theGuardScriptInstallsTheDdlGuardWhichChecksTheMigratorsMigrationsOnly() throws Exception {
+        db.execute("DROP EVENT TRIGGER countercache_ddl_guard; DROP EVENT TRIGGER countercache_drop_guard");
+        db.execute("ALTER TABLE blog_comment ADD COLUMN unguarded int; ALTER TABLE blog_comment DROP COLUMN unguarded");
+        db.execute(script("guard"));
+        assertThatThrownBy(() -> db.executeInTransaction("ALTER TABLE blog_comment RENAME COLUMN likes TO hearts"))
+                .hasMessageContaining("countercache: ALTER TABLE would break 1 counter:");
+        run(as("app_user", "app"), "CREATE TABLE own (id int); ALTER TABLE own ADD COLUMN x int;"
+                + " ALTER TABLE own RENAME COLUMN x TO y; DROP TABLE own");
     }
 }
