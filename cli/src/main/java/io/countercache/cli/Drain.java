@@ -9,9 +9,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.concurrent.Callable;
 
-/** Rolls up until a round finds nothing to do, reporting progress, rate and time left on standard error. */
+/** Rolls up what is queued, reporting progress, rate and time left on standard error. */
 @Command(name = "drain", mixinStandardHelpOptions = true,
-        description = "Run the rollup until the queue is empty.")
+        description = "Run the rollup until everything queued when it started is applied (the queue is empty, without writers).")
 final class Drain implements Callable<Integer> {
 
     @Mixin
@@ -23,37 +23,70 @@ final class Drain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         try (Connection c = database.connect()) {
-            long total = drain(c, batchSize);
-            System.out.println("drained " + total + " deltas");
+            report(drain(c, batchSize));
         }
         return 0;
     }
 
-    /** Rounds until one consumes nothing; returns the deltas consumed. Progress goes to standard error. */
-    static long drain(Connection c, int batchSize) throws Exception {
+    record Drained(long deltas, double seconds) {
+    }
+
+    static void report(Drained d) {
+        System.out.printf(java.util.Locale.ROOT, "drained %,d deltas in %.1f s (%,.0f deltas/s)%n", d.deltas(), d.seconds(),
+                d.seconds() > 0 ? d.deltas() / d.seconds() : 0);
+    }
+
+    /**
+     * Rounds until one consumes nothing, or until every delta queued when the first round ended is applied: with
+     * writers going on the queue is never empty for long, and chasing them would never end (the workers keep up with
+     * them). The first round also moves the slots to the queue. Progress goes to standard error.
+     */
+    static Drained drain(Connection c, int batchSize) throws Exception {
         long started = System.nanoTime(), total = 0, reported = started;
         try (PreparedStatement round = c.prepareStatement("SELECT countercache.rollup(?)");
+             PreparedStatement last = c.prepareStatement("SELECT pg_catalog.max(id) FROM (SELECT pg_catalog.max(id)"
+                     + " AS id FROM countercache.delta UNION ALL SELECT pg_catalog.max(id) FROM countercache.delta_unlogged) m");
+             PreparedStatement older = c.prepareStatement("SELECT EXISTS (SELECT FROM countercache.delta"
+                     + " WHERE id OPERATOR(pg_catalog.<=) ?) OR EXISTS (SELECT FROM countercache.delta_unlogged"
+                     + " WHERE id OPERATOR(pg_catalog.<=) ?)");
              PreparedStatement depth = c.prepareStatement("SELECT depth FROM countercache.queue_state()")) {
             round.setInt(1, batchSize);
-            for (long n = 1; n > 0; ) {
+            Long bound = null;
+            for (long n = 1; n > 0 && (bound == null || left(older, bound)); ) {
                 try (ResultSet rs = round.executeQuery()) {
                     rs.next();
                     n = rs.getLong(1);
                 }
                 total += n;
+                if (bound == null) {
+                    try (ResultSet rs = last.executeQuery()) {
+                        rs.next();
+                        bound = rs.getLong(1);     // 0 when the queue is empty
+                    }
+                }
                 if (System.nanoTime() - reported > 1_000_000_000L) {
                     reported = System.nanoTime();
-                    long left;
+                    long queued;
                     try (ResultSet rs = depth.executeQuery()) {
                         rs.next();
-                        left = rs.getLong(1);
+                        queued = rs.getLong(1);
                     }
                     double rate = total / ((reported - started) / 1e9);
-                    System.err.printf("%,d applied, %,.0f/s, %,d queued, about %.0f s left%n", total, rate, left,
-                            rate > 0 ? left / rate : 0);
+                    System.err.printf("%,d applied, %,.0f/s, %,d queued, about %.0f s left%n", total, rate, queued,
+                            rate > 0 ? queued / rate : 0);
                 }
             }
         }
-        return total;
+        return new Drained(total, (System.nanoTime() - started) / 1e9);
+    }
+
+    /** Whether a delta with an id up to this one is still queued. */
+    private static boolean left(PreparedStatement older, long bound) throws Exception {
+        older.setLong(1, bound);
+        older.setLong(2, bound);
+        try (ResultSet rs = older.executeQuery()) {
+            rs.next();
+            return rs.getBoolean(1);
+        }
     }
 }

@@ -50,10 +50,11 @@ final class Repair implements Callable<Integer> {
                     }
                     System.err.printf("%s: %,d targets checked, %,d corrected%n", k[1], targets, corrected);
                 }
-                System.out.printf("%s: %,d targets corrected in %.1f s%n", k[1], corrected,
-                        (System.nanoTime() - started) / 1e9);
+                double seconds = (System.nanoTime() - started) / 1e9;
+                System.out.printf(java.util.Locale.ROOT, "%s: %,d targets corrected of %,d checked in %.1f s (%,.0f targets/s)%n", k[1],
+                        corrected, targets, seconds, targets / seconds);
             }
-            Drain.drain(c, batchSize);
+            Drain.report(Drain.drain(c, batchSize));
         }
         return 0;
     }

@@ -13,9 +13,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
-/** Per counter: what is queued, how old, what is dead-lettered, whether a recount runs, and its triggers. */
+/**
+ * Per counter: what is queued, how old, what is dead-lettered, whether a recount runs, and its triggers; then every
+ * problem of an installed counter with the database as it is now (a counted column renamed, say): exit 1 if any.
+ */
 @Command(name = "status", mixinStandardHelpOptions = true,
-        description = "Show each counter's queue, dead letters, recount and triggers.")
+        description = "Show each counter's queue, dead letters, recount and triggers, and problems with the schema (exit 1).")
 final class Status implements Callable<Integer> {
 
     @Mixin
@@ -69,12 +72,22 @@ final class Status implements Callable<Integer> {
                             rs.getDouble(4), rs.getLong(5), rs.getBoolean(6) ? "running" : "-", triggers));
                 }
             }
+            int problems = 0;
+            try (ResultSet rs = c.createStatement().executeQuery(
+                    "SELECT counter, problem, fix FROM countercache.installed_problems()")) {
+                while (rs.next()) {
+                    problems++;
+                    lines.add(json ? String.format(Locale.ROOT, "{\"counter\":\"%s\",\"problem\":\"%s\",\"fix\":\"%s\"}",
+                            escape(rs.getString(1)), escape(rs.getString(2)), escape(rs.getString(3)))
+                            : "problem: " + rs.getString(2) + "\n    fix: " + rs.getString(3));
+                }
+            }
             lines.forEach(System.out::println);
+            return problems == 0 ? 0 : 1;
         }
-        return 0;
     }
 
     private static String escape(String s) {
-        return s.replace("\\", "\\\\").replace("\"", "\\\"");
+        return s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
     }
 }

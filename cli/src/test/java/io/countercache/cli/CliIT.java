@@ -13,8 +13,10 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,8 +24,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The operations commands against a real PostgreSQL: status, drain, verify and repair of a counter over a table of
- * 300,000 rows while a writer keeps inserting; exit codes and messages for expected failures.
+ * The operations commands against a real PostgreSQL: status, drain, verify and repair of a counter of 100,000
+ * articles over a table of 1,200,000 comments while two writers keep inserting; exit codes and messages for expected
+ * failures. The rates the commands print (repair and drain) are in the test output.
  */
 class CliIT {
 
@@ -31,19 +34,28 @@ class CliIT {
     private static final CounterDefinition COMMENTS = new CounterDefinition("Article.comments", ARTICLE, "id",
             KeyType.BIGINT, "comments", "bigint", new TableName("public", "comment"), "article_id", null, null);
 
+    private static final int ARTICLES = 100_000;
+
     private static TestDatabase db;
 
+    /** A million comments before the install (its recount counts them), and 200,000 after it, queued for drain. */
     @BeforeAll
     static void populated() throws Exception {
         db = TestPostgres.newDatabase(CliIT.class);
         db.execute("CREATE TABLE article (id bigint PRIMARY KEY);"
                 + "CREATE TABLE comment (id bigserial PRIMARY KEY, article_id bigint REFERENCES article);"
-                + "CREATE INDEX ON comment (article_id);"
-                + "INSERT INTO article SELECT g FROM generate_series(1, 1000) g;"
-                + "INSERT INTO comment (article_id) SELECT 1 + g % 1000 FROM generate_series(1, 300000) g");
+                + "INSERT INTO article SELECT g FROM generate_series(1, " + ARTICLES + ") g;"
+                + "INSERT INTO comment (article_id) SELECT 1 + g % " + ARTICLES + " FROM generate_series(1, 1000000) g;"
+                + "CREATE INDEX ON comment (article_id); ANALYZE article, comment");
         try (Connection c = db.dataSource().getConnection()) {
             Installation.apply(c, Installation.units(List.of(COMMENTS)));
         }
+        // 200,000 more comments in 2,000 statements of 100, each row for another article: 200,000 queued deltas
+        db.execute("DO $$ BEGIN FOR i IN 0..1999 LOOP INSERT INTO comment (article_id)"
+                + " SELECT 1 + (i * 100 + g) * 7919 % " + ARTICLES + " FROM generate_series(1, 100) g; END LOOP; END $$");
+        Run drained = cli("drain");
+        System.out.println("CliIT drain: " + drained.out());
+        assertThat(drained.out()).contains("drained 200,000 deltas");
     }
 
     private record Run(int exit, String out) {
@@ -65,37 +77,49 @@ class CliIT {
     }
 
     @Test
-    void verifyFindsDriftAndRepairFixesItOnlineWhileAWriterWrites() throws Exception {
+    void verifyFindsDriftAndRepairFixesItOnlineWhileWritersWrite() throws Exception {
         assertThat(cli("verify").exit()).as("exact after the install").isZero();
-        db.execute("UPDATE article SET comments = comments + 7 WHERE id IN (3, 5)");
+        db.execute("UPDATE article SET comments = comments + 7 WHERE id % 20 = 3");
         Run drifted = cli("verify", "--counter", "public.article.comments");
         assertThat(drifted.exit()).isOne();
+        long exact3 = db.queryLong("SELECT count(*) FROM comment WHERE article_id = 3");
         assertThat(drifted.out()).contains("public.article.comments: drifted (key, stored, pending, exact):")
-                .contains("  3\t307\t0\t300").contains("2 drifted");
+                .contains("  3\t" + (exact3 + 7) + "\t0\t" + exact3).contains("20+ drifted");
 
         AtomicBoolean writing = new AtomicBoolean(true);
         AtomicLong written = new AtomicLong();
-        Thread writer = new Thread(() -> {
-            try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement()) {
-                while (writing.get()) {
-                    st.execute("INSERT INTO comment (article_id) VALUES (" + (1 + written.incrementAndGet() % 1000) + ")");
+        List<Thread> writers = new ArrayList<>();
+        for (int w = 0; w < 2; w++) {
+            writers.add(new Thread(() -> {
+                try (Connection c = db.dataSource().getConnection();
+                     PreparedStatement insert = c.prepareStatement("INSERT INTO comment (article_id) VALUES (?), (?)")) {
+                    while (writing.get()) {
+                        long n = written.addAndGet(2);
+                        insert.setLong(1, 1 + n * 7919 % ARTICLES);
+                        insert.setLong(2, 1 + (n + 1) * 7919 % ARTICLES);
+                        insert.execute();
+                    }
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
                 }
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        writer.start();
-        Run repaired = cli("repair", "--batch-size", "100");
+            }));
+        }
+        writers.forEach(Thread::start);
+        Run repaired = cli("repair", "--batch-size", "5000");
         writing.set(false);
-        writer.join();
+        for (Thread writer : writers) {
+            writer.join();
+        }
+        System.out.println("CliIT repair of 1,200,000 comments under " + written.get() + " concurrent inserts: " + repaired.out());
 
         assertThat(repaired.exit()).isZero();
-        assertThat(repaired.out()).contains("public.article.comments: 2 targets corrected");
+        assertThat(repaired.out()).contains("public.article.comments: 5,000 targets corrected of 100,000 checked");
         assertThat(written.get()).as("inserts while the repair ran").isPositive();
         assertThat(cli("drain").exit()).isZero();
         assertThat(cli("verify").exit()).as("exact after the repair").isZero();
         assertThat(db.queryLong("SELECT count(*) FROM article a WHERE a.comments <>"
                 + " (SELECT count(*) FROM comment c WHERE c.article_id = a.id)")).isZero();
+        assertThat(db.queryLong("SELECT sum(comments) FROM article")).isEqualTo(1_200_000 + written.get());
     }
 
     @Test
@@ -104,6 +128,21 @@ class CliIT {
         assertThat(json.exit()).isZero();
         assertThat(json.out()).contains("\"counter\":\"public.article.comments\"").contains("\"triggers\":\"installed\"");
         assertThat(cli("status").out()).contains("public.article.comments").contains("installed");
+    }
+
+    @Test
+    void statusReportsACounterTheSchemaNoLongerFits() throws Exception {
+        db.executeInTransaction("SET LOCAL countercache.ddl_guard = off; ALTER TABLE comment RENAME article_id TO post_id");
+        try {
+            Run broken = cli("status");
+            assertThat(broken.exit()).isOne();
+            assertThat(broken.out()).contains("problem: @CounterCache on Article.comments: foreign key column"
+                    + " public.comment.article_id is missing, the key it points at is bigint");
+            assertThat(cli("status", "--json").out()).contains("{\"counter\":\"public.article.comments\",\"problem\":");
+        } finally {
+            db.executeInTransaction("SET LOCAL countercache.ddl_guard = off; ALTER TABLE comment RENAME post_id TO article_id");
+        }
+        assertThat(cli("status").exit()).isZero();
     }
 
     @Test
