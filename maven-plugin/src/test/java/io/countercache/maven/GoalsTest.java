@@ -1,0 +1,76 @@
+package io.countercache.maven;
+
+import org.apache.maven.plugin.MojoFailureException;
+import org.apache.maven.project.MavenProject;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The goals on a project whose compiled classes are this module's test fixtures: a changelog written, then checked;
+ * a stale one failing {@code check} with its diff; a bad declaration and a project with no entity failing either
+ * goal with a message that says what to do.
+ */
+class GoalsTest {
+
+    @TempDir
+    Path base;
+
+    private <M extends ChangelogMojo> M goal(M mojo, Path classes, String... packages) {
+        MavenProject project = new MavenProject();
+        project.setFile(base.resolve("pom.xml").toFile());
+        project.getBuild().setOutputDirectory(classes.toString());
+        mojo.project = project;
+        mojo.changelog = new File("countercache.changelog.sql");
+        mojo.packages = List.of(packages);
+        return mojo;
+    }
+
+    private static Path testClasses() {
+        return Path.of("target/test-classes").toAbsolutePath();
+    }
+
+    @Test
+    void generateWritesTheChangelogAndCheckPassesUntilItIsStale() throws Exception {
+        goal(new GenerateMojo(), testClasses(), "io.countercache.maven.fixture.good").execute();
+        String written = Files.readString(base.resolve("countercache.changelog.sql"));
+        assertThat(written).contains("-- changeset countercache:countercache-source-public.reply")
+                .contains("declared_by => 'Post.replies'");
+        goal(new CheckMojo(), testClasses(), "io.countercache.maven.fixture.good").execute();
+
+        Files.writeString(base.resolve("countercache.changelog.sql"), written.replace("'Post.replies'", "'Post.old'"));
+        assertThatThrownBy(() -> goal(new CheckMojo(), testClasses(), "io.countercache.maven.fixture.good").execute())
+                .isInstanceOf(MojoFailureException.class)
+                .hasMessageContaining("mvn process-classes countercache:generate")
+                .hasMessageContaining("-    SELECT * FROM countercache.counter_problems(declared_by => 'Post.old',")
+                .hasMessageContaining("+    SELECT * FROM countercache.counter_problems(declared_by => 'Post.replies',");
+    }
+
+    @Test
+    void aBadDeclarationFailsTheBuildNamingTheFieldAndTheCandidates() {
+        assertThatThrownBy(() -> goal(new GenerateMojo(), testClasses(), "io.countercache.maven.fixture.bad").execute())
+                .isInstanceOf(MojoFailureException.class)
+                .hasMessageContaining("@CounterCache on Thread.messages")
+                .hasMessageContaining("topic");
+        assertThat(base.resolve("countercache.changelog.sql")).doesNotExist();
+    }
+
+    @Test
+    void aProjectWithNoEntityFailsWithWhatToDo() throws Exception {
+        Path empty = Files.createDirectories(base.resolve("target/classes"));
+        assertThatThrownBy(() -> goal(new GenerateMojo(), empty).execute())
+                .isInstanceOf(MojoFailureException.class)
+                .hasMessage("countercache: no @Entity class in " + empty + "; compile the project first (the goals run"
+                        + " after process-classes)");
+        assertThatThrownBy(() -> goal(new CheckMojo(), testClasses(), "com.acme.nothing").execute())
+                .isInstanceOf(MojoFailureException.class)
+                .hasMessageContaining("no @Entity class in " + testClasses() + " under [com.acme.nothing]");
+    }
+}
