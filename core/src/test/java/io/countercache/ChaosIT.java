@@ -123,8 +123,10 @@ class ChaosIT {
         for (String done : List.of("write", "recount", "deleteAndInsertTarget", "truncate", "lockParentThenUpdate")) {
             assertThat(counts.getOrDefault(done, new AtomicLong()).get()).as(done + " committed").isPositive();
         }
-        assertThat(workers.stream().mapToLong(RollupWorker::appliedDeltas).sum()).as("deltas the workers applied")
-                .isPositive();
+        if (strategy != Strategy.DIRECT) {   // a direct counter queues only hand-backs and corrections, maybe none
+            assertThat(workers.stream().mapToLong(RollupWorker::appliedDeltas).sum())
+                    .as("deltas the workers applied").isPositive();
+        }
         BlogSchema.assertExactAfterRollup(db);
     }
 
