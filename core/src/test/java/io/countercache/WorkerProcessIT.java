@@ -21,13 +21,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class WorkerProcessIT {
 
-    /** Runs a worker on the database of args[0..2] until killed. */
+    /** Runs a worker on the database of args[0..2] until killed (also {@link FaultsIT}'s worker of its own JVM). */
     public static void main(String[] args) throws Exception {
         PGSimpleDataSource ds = new PGSimpleDataSource();
         ds.setUrl(args[0]);
         ds.setUser(args[1]);
         ds.setPassword(args[2]);
-        RollupWorker.builder(ds).name("child").batchSize(100).pollInterval(Duration.ofMillis(10)).build().start();
+        RollupWorker.builder(ds).name("child").batchSize(100).pollInterval(Duration.ofMillis(10))
+                .maxBackoff(Duration.ofSeconds(1)).build().start();
         Thread.sleep(Long.MAX_VALUE);
     }
 

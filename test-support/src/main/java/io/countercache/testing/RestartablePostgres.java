@@ -45,10 +45,15 @@ public final class RestartablePostgres implements AutoCloseable {
         return port == 0 ? b : b.setPort(port);
     }
 
+    /** The JDBC URL of the {@code postgres} database, the same across restarts. */
+    public String jdbcUrl() {
+        return "jdbc:postgresql://localhost:" + port + "/postgres";
+    }
+
     /** Connections to the {@code postgres} database; each call opens a new one, so they survive a restart. */
     public DataSource dataSource() {
         PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setUrl("jdbc:postgresql://localhost:" + port + "/postgres");
+        ds.setUrl(jdbcUrl());
         ds.setUser("postgres");
         ds.setPassword("postgres");
         return ds;
