@@ -13,6 +13,7 @@ import java.sql.Connection;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The concurrency arguments of the slotted and direct strategies, step by step (docs/architecture.md, "Strategies").
@@ -114,6 +115,16 @@ class StrategiesIT {
         assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE id = 1")).as("after both commits, no worker")
                 .isEqualTo(2);
         assertThat(db.queryLong("SELECT count(*) FROM countercache.delta")).as("queued by the writers").isZero();
+        assertExact();
+    }
+
+    /** docs/errors.md: a direct counter has no queue to park a refused value in, so the writer's statement fails. */
+    @Test
+    void aDirectCounterWhoseTargetRefusesTheValueFailsTheWritersStatement() throws Exception {
+        schema(Strategy.DIRECT);
+        db.execute("ALTER TABLE blog_article ADD CONSTRAINT at_most_one CHECK (total_comments <= 1);" + comment(1));
+        assertThatThrownBy(() -> db.execute(comment(1))).hasMessageContaining("at_most_one");
+        assertThat(db.queryLong("SELECT count(*) FROM blog_comment")).as("the refused comment is not written").isOne();
         assertExact();
     }
 
