@@ -72,12 +72,24 @@ final class Drain implements Callable<Integer> {
                         queued = rs.getLong(1);
                     }
                     double rate = total / ((reported - started) / 1e9);
-                    System.err.printf("%,d applied, %,.0f/s, %,d queued, about %.0f s left%n", total, rate, queued,
-                            rate > 0 ? queued / rate : 0);
+                    progress(total / (double) Math.max(1, total + queued), String.format(java.util.Locale.ROOT,
+                            "%,d applied, %,.0f/s, %,d queued, about %.0f s left", total, rate, queued,
+                            rate > 0 ? queued / rate : 0));
                 }
             }
         }
+        if (reported != started && System.console() != null) {
+            System.err.println();
+        }
         return new Drained(total, (System.nanoTime() - started) / 1e9);
+    }
+
+    /** A progress bar on standard error: redrawn in place on a terminal, a line each time otherwise (logs, CI). */
+    static void progress(double done, String text) {
+        int filled = (int) Math.round(Math.min(1, done) * 30);
+        String line = String.format(java.util.Locale.ROOT, "[%s%s] %3.0f%%  %s", "#".repeat(filled),
+                " ".repeat(30 - filled), done * 100, text);
+        System.err.print(System.console() != null ? "\r" + line : line + System.lineSeparator());
     }
 
     /** Whether a delta with an id up to this one is still queued. */
