@@ -943,6 +943,14 @@ $fn$;
 --   * Writers' foreign-key checks take FOR KEY SHARE on the target, which does not conflict with FOR NO KEY UPDATE.
 --   * Deltas of a target row that does not exist are moved to countercache.orphan (never dropped); so are deltas of
 --     a row inserted but not yet visible to this round. Each round first moves orphans whose row now exists back.
+-- One wait SKIP LOCKED cannot skip: when the row the statement's snapshot sees has since been updated and a writer's
+-- foreign-key check still holds it FOR KEY SHARE, PostgreSQL follows the update chain to lock the newest version and
+-- waits for whoever holds that one (another round, or an application), whatever the wait policy says. The function's
+-- lock_timeout (200 ms, below the default deadlock_timeout of 1 s) bounds that wait, and a table whose statement
+-- times out keeps its deltas queued in their place; the same holds for a table DDL has locked, and for a table the
+-- rollup's role may not update (42501, logged as a warning). So that such a table's backlog cannot hold up the
+-- others at the head of the queue, the round then claims again, past the deltas of the tables it gave up, until a
+-- pass gives up no new table: a round waits at most 200 ms per target table.
 -- Poison: if a table's statement fails it is retried key by key, each in a subtransaction; for a key that still
 -- fails, each of its counters is tried alone in a subtransaction that is always rolled back, and the accepted ones
 -- are applied in one update. A refused counter's deltas go to countercache.dead_letter with the error, unless an
@@ -955,6 +963,7 @@ CREATE OR REPLACE FUNCTION countercache.rollup_report(max_deltas integer DEFAULT
 RETURNS TABLE (counter_id integer, consumed bigint, target_ids bigint[], target_uuids uuid[])
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '200ms'
 AS $fn$
 #variable_conflict use_column
 DECLARE
@@ -973,6 +982,8 @@ DECLARE
     messages text[];
     state text;
     message text;
+    given_up integer[] := '{}';
+    given_up_before integer;
 BEGIN
     IF max_deltas IS NULL OR max_deltas < 1 THEN
         RAISE EXCEPTION 'countercache.rollup_report: max_deltas must be at least 1, got %', max_deltas
@@ -983,15 +994,17 @@ BEGIN
     -- orphans whose target row exists again, and the slots' amounts, go to the queue first: this round applies them
     PERFORM countercache.adopt_orphans(max_deltas);
     PERFORM countercache.flush_slots(max_deltas);
+    LOOP
+    given_up_before := cardinality(given_up);
     WITH claimed AS (
         DELETE FROM countercache.delta q
-         WHERE q.id = ANY (ARRAY(SELECT p.id FROM countercache.delta p ORDER BY p.id LIMIT max_deltas
-                                    FOR UPDATE SKIP LOCKED))
+         WHERE q.id = ANY (ARRAY(SELECT p.id FROM countercache.delta p WHERE p.counter_id <> ALL (given_up)
+                                  ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED))
         RETURNING q.*
     ), claimed_unlogged AS (
         DELETE FROM countercache.delta_unlogged q
-         WHERE q.id = ANY (ARRAY(SELECT p.id FROM countercache.delta_unlogged p ORDER BY p.id LIMIT max_deltas
-                                    FOR UPDATE SKIP LOCKED))
+         WHERE q.id = ANY (ARRAY(SELECT p.id FROM countercache.delta_unlogged p WHERE p.counter_id <> ALL (given_up)
+                                  ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED))
         RETURNING q.*
     )
     SELECT array_agg(c.id), array_agg(c.counter_id), array_agg(c.target_id), array_agg(c.target_uuid),
@@ -1023,22 +1036,27 @@ BEGIN
             CONTINUE;
         EXCEPTION WHEN OTHERS THEN
             GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
-            IF countercache.transient(state) THEN
-                RAISE;
-            END IF;
-            IF state = '42501' THEN
-                -- the rollup's role may not update this table: not a refused value, a missing grant. Its deltas go
-                -- back to the queue in their place, the other tables flow, and the worker logs the warning.
+            IF state IN ('42501', '55P03') THEN
+                -- 42501: the rollup's role may not update this table: not a refused value, a missing grant.
+                -- 55P03: the lock timeout: DDL holds the table, or a row lock that SKIP LOCKED could not skip (see
+                -- the header). Either way the table's deltas go back to the queue in their place, its subtransaction
+                -- has released what it locked, and the other tables flow; a missing grant is logged.
                 EXECUTE format($q$INSERT INTO countercache.delta (id, counter_id, target_id, target_uuid, delta, enqueued_at)
                                   OVERRIDING SYSTEM VALUE
                                   SELECT u.* FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::uuid[],
                                                          $5::bigint[], $6::timestamptz[]) AS u(i, c, ti, tu, d, a)
                                    WHERE u.c = ANY ($7)$q$)
                     USING ids, cids, tids, tuuids, deltas, ats, tb.counters;
-                RAISE WARNING 'countercache: the rollup may not update %.%: % (its deltas stay queued)',
-                    tb.target_schema, tb.target_table, message
-                    USING HINT = 'grant the rollup''s role what docs/security.md lists for a worker';
+                given_up := given_up || tb.counters;
+                IF state = '42501' THEN
+                    RAISE WARNING 'countercache: the rollup may not update %.%: % (its deltas stay queued)',
+                        tb.target_schema, tb.target_table, message
+                        USING HINT = 'grant the rollup''s role what docs/security.md lists for a worker';
+                END IF;
                 CONTINUE;
+            END IF;
+            IF countercache.transient(state) THEN
+                RAISE;
             END IF;
         END;
         -- some target refuses its new value: go key by key
@@ -1123,6 +1141,8 @@ BEGIN
             report := report || part;
         END LOOP;
     END LOOP;
+    EXIT WHEN cardinality(given_up) = given_up_before;
+    END LOOP;
 
     RETURN QUERY
         SELECT (e->>'c')::integer, (e->>'n')::bigint,
@@ -1161,6 +1181,7 @@ BEGIN
          WHERE k.id IN (SELECT DISTINCT o.counter_id FROM countercache.orphan o)
          ORDER BY k.id
     LOOP
+        BEGIN
         EXECUTE format(
             $q$WITH claimed AS (
                    SELECT o.id, o.%4$I AS k, o.delta, o.enqueued_at FROM countercache.orphan o
@@ -1181,6 +1202,9 @@ BEGIN
             c.target_schema, c.target_table, c.target_key,
             CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END)
             USING c.id, max_rows;
+        EXCEPTION WHEN lock_not_available OR insufficient_privilege THEN
+            NULL;   -- the target table is locked (DDL) or may not be read: its orphans wait for a later round
+        END;
     END LOOP;
 END
 $fn$;

@@ -120,16 +120,18 @@ class RollupWorkerFaultsIT {
     }
 
     @Test
-    void aLockTimeoutOnATargetTableIsRetriedNotDeadLettered() throws Exception {
+    void aTargetTableHeldByDdlKeepsItsDeltasQueuedWhileTheOtherTablesFlow() throws Exception {
         db.execute("DELETE FROM stall");
-        long before = queued();
+        String articleDeltas = "SELECT count(*) FROM countercache.delta d JOIN countercache.counter k"
+                + " ON k.id = d.counter_id WHERE k.target_table = 'blog_article'";
+        long before = db.queryLong(articleDeltas);
         try (Connection holder = db.dataSource().getConnection(); Statement st = holder.createStatement()) {
             holder.setAutoCommit(false);
             st.execute("LOCK TABLE blog_article IN ACCESS EXCLUSIVE MODE");   // as an ALTER TABLE would
-            try (RollupWorker w = workerWith("SET lock_timeout = '200ms'").build().start()) {
-                until("two rounds that timed out on the lock", () -> w.failures() >= 2);
-                assertThat(w.metrics().lastError()).startsWith("SQLState 55P03");
-                assertThat(queued()).as("deltas queued while the table is locked").isEqualTo(before);
+            try (RollupWorker w = worker().build().start()) {
+                until("every delta but the locked table's applied", () -> queued() == before);
+                assertThat(w.failures()).as("failed rounds: the lock timeout gives up one table, not the round")
+                        .isZero();
                 assertThat(db.queryLong("SELECT count(*) FROM countercache.dead_letter")).as("dead letters").isZero();
                 holder.commit();
                 until("the queue to drain", () -> queued() == 0);
