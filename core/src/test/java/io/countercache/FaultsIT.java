@@ -95,7 +95,7 @@ class FaultsIT {
                 if (fault == Fault.WORKER_GRANT_LOST) {
                     loseAGrant(db, workers);
                 } else {
-                    while (System.nanoTime() < end) {
+                    for (int strikes = 0; strikes < 3 || System.nanoTime() < end; strikes++) {   // 3 at least
                         Thread.sleep(300 + random.nextInt(500));
                         child = strike(fault, pg, db, child);
                         count("strikes");
@@ -120,9 +120,6 @@ class FaultsIT {
                 child.destroyForcibly().waitFor();
                 workers.forEach(RollupWorker::close);
                 pool.shutdownNow();
-            }
-            if (fault != Fault.WORKER_GRANT_LOST) {
-                assertThat(counts.get("strikes").get()).as("strikes").isGreaterThanOrEqualTo(3);
             }
             if (fault == Fault.WRITER_TERMINATED || fault == Fault.POSTGRES_IMMEDIATE_STOP) {
                 assertThat(counts.get("writer connections lost")).as("writers that lost their connection").isNotNull();
