@@ -558,6 +558,16 @@ BEGIN
 END
 $fn$;
 
+-- Problems and their fixes as the lines of one error message.
+CREATE OR REPLACE FUNCTION countercache.problem_list(problems text[], fixes text[])
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT string_agg(E'\n  ' || p || E'\n      fix: ' || f, '' ORDER BY i)
+      FROM unnest(problems, fixes) WITH ORDINALITY AS u(p, f, i)
+$fn$;
+
 -- Raises one error listing every problem found (the changelog checks all its counters this way before it installs
 -- any, so that a run reports them together), or does nothing when there are none.
 CREATE OR REPLACE FUNCTION countercache.report_problems(problems text[], fixes text[])
@@ -569,8 +579,7 @@ BEGIN
     IF cardinality(problems) > 0 THEN
         RAISE EXCEPTION 'countercache: % problem% with the @CounterCache declarations:%', cardinality(problems),
             CASE WHEN cardinality(problems) > 1 THEN 's' ELSE '' END,
-            (SELECT string_agg(E'\n  ' || p || E'\n      fix: ' || f, '' ORDER BY i)
-               FROM unnest(problems, fixes) WITH ORDINALITY AS u(p, f, i))
+            countercache.problem_list(problems, fixes)
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
 END
@@ -722,8 +731,7 @@ BEGIN
     IF cardinality(problems) > 0 THEN
         RAISE EXCEPTION 'countercache: % would break % counter%:%', TG_TAG, cardinality(problems),
             CASE WHEN cardinality(problems) > 1 THEN 's' ELSE '' END,
-            (SELECT string_agg(E'\n  ' || p || E'\n      fix: ' || f, '' ORDER BY i)
-               FROM unnest(problems, fixes) WITH ORDINALITY AS u(p, f, i))
+            countercache.problem_list(problems, fixes)
             USING ERRCODE = 'dependent_objects_still_exist',
                   HINT = 'to change the column or table with its entity on purpose: SET LOCAL countercache.ddl_guard = off '
                          'in that migration, and apply the regenerated countercache changelog after it; to stop '
@@ -994,154 +1002,154 @@ BEGIN
     -- orphans whose target row exists again, and the slots' amounts, go to the queue first: this round applies them
     PERFORM countercache.adopt_orphans(max_deltas);
     PERFORM countercache.flush_slots(max_deltas);
-    LOOP
-    given_up_before := cardinality(given_up);
-    WITH claimed AS (
-        DELETE FROM countercache.delta q
-         WHERE q.id = ANY (ARRAY(SELECT p.id FROM countercache.delta p WHERE p.counter_id <> ALL (given_up)
-                                  ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED))
-        RETURNING q.*
-    ), claimed_unlogged AS (
-        DELETE FROM countercache.delta_unlogged q
-         WHERE q.id = ANY (ARRAY(SELECT p.id FROM countercache.delta_unlogged p WHERE p.counter_id <> ALL (given_up)
-                                  ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED))
-        RETURNING q.*
-    )
-    SELECT array_agg(c.id), array_agg(c.counter_id), array_agg(c.target_id), array_agg(c.target_uuid),
-           array_agg(c.delta), array_agg(c.enqueued_at)
-      INTO ids, cids, tids, tuuids, deltas, ats
-      FROM (SELECT * FROM claimed UNION ALL SELECT * FROM claimed_unlogged) c;
+    LOOP   -- passes: each claims past the counters of the tables given up so far
+        given_up_before := cardinality(given_up);
+        WITH claimed AS (
+            DELETE FROM countercache.delta q
+             WHERE q.id = ANY (ARRAY(SELECT p.id FROM countercache.delta p WHERE p.counter_id <> ALL (given_up)
+                                      ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED))
+            RETURNING q.*
+        ), claimed_unlogged AS (
+            DELETE FROM countercache.delta_unlogged q
+             WHERE q.id = ANY (ARRAY(SELECT p.id FROM countercache.delta_unlogged p WHERE p.counter_id <> ALL (given_up)
+                                      ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED))
+            RETURNING q.*
+        )
+        SELECT array_agg(c.id), array_agg(c.counter_id), array_agg(c.target_id), array_agg(c.target_uuid),
+               array_agg(c.delta), array_agg(c.enqueued_at)
+          INTO ids, cids, tids, tuuids, deltas, ats
+          FROM (SELECT * FROM claimed UNION ALL SELECT * FROM claimed_unlogged) c;
 
-    -- deltas of counters that are no longer installed are consumed without effect
-    SELECT coalesce(jsonb_agg(jsonb_build_object('c', g.c, 'n', g.n)), '[]') INTO part
-      FROM (SELECT u.c, count(*) AS n FROM unnest(cids) u(c)
-             WHERE NOT EXISTS (SELECT 1 FROM countercache.counter k WHERE k.id = u.c) GROUP BY u.c) g;
-    report := report || part;
+        -- deltas of counters that are no longer installed are consumed without effect
+        SELECT coalesce(jsonb_agg(jsonb_build_object('c', g.c, 'n', g.n)), '[]') INTO part
+          FROM (SELECT u.c, count(*) AS n FROM unnest(cids) u(c)
+                 WHERE NOT EXISTS (SELECT 1 FROM countercache.counter k WHERE k.id = u.c) GROUP BY u.c) g;
+        report := report || part;
 
-    FOR tb IN
-        SELECT c.target_schema, c.target_table, c.target_key, c.key_type,
-               array_agg(c.id ORDER BY c.id) AS counters, array_agg(c.target_column ORDER BY c.id) AS columns,
-               array_agg(c.scale ORDER BY c.id) AS scales
-          FROM countercache.counter c
-         WHERE c.id IN (SELECT DISTINCT u.c FROM unnest(cids) u(c))
-         GROUP BY c.target_schema, c.target_table, c.target_key, c.key_type
-         ORDER BY c.target_schema, c.target_table
-    LOOP
-        apply := countercache.apply_sql(tb.target_schema, tb.target_table, tb.target_key, tb.key_type,
-                                        tb.counters, tb.columns, tb.scales, with_keys);
-        kc := CASE WHEN tb.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END;
-        BEGIN
-            EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, tb.counters, NULL::text;
-            report := report || coalesce(part, '[]');
-            CONTINUE;
-        EXCEPTION WHEN OTHERS THEN
-            GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
-            IF state IN ('42501', '55P03') THEN
-                -- 42501: the rollup's role may not update this table: not a refused value, a missing grant.
-                -- 55P03: the lock timeout: DDL holds the table, or a row lock that SKIP LOCKED could not skip (see
-                -- the header). Either way the table's deltas go back to the queue in their place, its subtransaction
-                -- has released what it locked, and the other tables flow; a missing grant is logged.
-                EXECUTE format($q$INSERT INTO countercache.delta (id, counter_id, target_id, target_uuid, delta, enqueued_at)
-                                  OVERRIDING SYSTEM VALUE
-                                  SELECT u.* FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::uuid[],
-                                                         $5::bigint[], $6::timestamptz[]) AS u(i, c, ti, tu, d, a)
-                                   WHERE u.c = ANY ($7)$q$)
-                    USING ids, cids, tids, tuuids, deltas, ats, tb.counters;
-                given_up := given_up || tb.counters;
-                IF state = '42501' THEN
-                    RAISE WARNING 'countercache: the rollup may not update %.%: % (its deltas stay queued)',
-                        tb.target_schema, tb.target_table, message
-                        USING HINT = 'grant the rollup''s role what docs/security.md lists for a worker';
-                END IF;
-                CONTINUE;
-            END IF;
-            IF countercache.transient(state) THEN
-                RAISE;
-            END IF;
-        END;
-        -- some target refuses its new value: go key by key
-        FOR key, key_counters IN
-            SELECT CASE WHEN tb.key_type = 'uuid' THEN u.tu::text ELSE u.ti::text END,
-                   array_agg(DISTINCT u.c)
-              FROM unnest(cids, tids, tuuids) AS u(c, ti, tu)
-             WHERE u.c = ANY (tb.counters)
-             GROUP BY 1
+        FOR tb IN
+            SELECT c.target_schema, c.target_table, c.target_key, c.key_type,
+                   array_agg(c.id ORDER BY c.id) AS counters, array_agg(c.target_column ORDER BY c.id) AS columns,
+                   array_agg(c.scale ORDER BY c.id) AS scales
+              FROM countercache.counter c
+             WHERE c.id IN (SELECT DISTINCT u.c FROM unnest(cids) u(c))
+             GROUP BY c.target_schema, c.target_table, c.target_key, c.key_type
+             ORDER BY c.target_schema, c.target_table
         LOOP
+            apply := countercache.apply_sql(tb.target_schema, tb.target_table, tb.target_key, tb.key_type,
+                                            tb.counters, tb.columns, tb.scales, with_keys);
+            kc := CASE WHEN tb.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END;
             BEGIN
-                EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, key_counters, key;
+                EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, tb.counters, NULL::text;
                 report := report || coalesce(part, '[]');
                 CONTINUE;
             EXCEPTION WHEN OTHERS THEN
-                GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
+                GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
+                IF state IN ('42501', '55P03') THEN
+                    -- 42501: the rollup's role may not update this table: not a refused value, a missing grant.
+                    -- 55P03: the lock timeout: DDL holds the table, or a row lock that SKIP LOCKED could not skip (see
+                    -- the header). Either way the table's deltas go back to the queue in their place, its subtransaction
+                    -- has released what it locked, and the other tables flow; a missing grant is logged.
+                    EXECUTE format($q$INSERT INTO countercache.delta (id, counter_id, target_id, target_uuid, delta, enqueued_at)
+                                      OVERRIDING SYSTEM VALUE
+                                      SELECT u.* FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::uuid[],
+                                                             $5::bigint[], $6::timestamptz[]) AS u(i, c, ti, tu, d, a)
+                                       WHERE u.c = ANY ($7)$q$)
+                        USING ids, cids, tids, tuuids, deltas, ats, tb.counters;
+                    given_up := given_up || tb.counters;
+                    IF state = '42501' THEN
+                        RAISE WARNING 'countercache: the rollup may not update %.%: % (its deltas stay queued)',
+                            tb.target_schema, tb.target_table, message
+                            USING HINT = 'grant the rollup''s role what docs/security.md lists for a worker';
+                    END IF;
+                    CONTINUE;
+                END IF;
                 IF countercache.transient(state) THEN
                     RAISE;
                 END IF;
             END;
-            -- which of its counters are refused? Try each alone and always roll the try back, so that the row is
-            -- updated once, at the end (see the foreign-key note above).
-            accepted := '{}'; refused := '{}'; states := '{}'; messages := '{}';
-            FOREACH cid IN ARRAY key_counters LOOP
+            -- some target refuses its new value: go key by key
+            FOR key, key_counters IN
+                SELECT CASE WHEN tb.key_type = 'uuid' THEN u.tu::text ELSE u.ti::text END,
+                       array_agg(DISTINCT u.c)
+                  FROM unnest(cids, tids, tuuids) AS u(c, ti, tu)
+                 WHERE u.c = ANY (tb.counters)
+                 GROUP BY 1
+            LOOP
                 BEGIN
-                    EXECUTE apply USING ids, cids, tids, tuuids, deltas, ats, ARRAY[cid], key;
-                    RAISE SQLSTATE 'CC001';
-                EXCEPTION
-                    WHEN SQLSTATE 'CC001' THEN
-                        accepted := accepted || cid;
-                    WHEN OTHERS THEN
-                        GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
-                        IF countercache.transient(state) THEN
-                            RAISE;
-                        END IF;
-                        refused := refused || cid;
-                        states := states || state;
-                        messages := messages || message;
+                    EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, key_counters, key;
+                    report := report || coalesce(part, '[]');
+                    CONTINUE;
+                EXCEPTION WHEN OTHERS THEN
+                    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
+                    IF countercache.transient(state) THEN
+                        RAISE;
+                    END IF;
                 END;
+                -- which of its counters are refused? Try each alone and always roll the try back, so that the row is
+                -- updated once, at the end (see the foreign-key note above).
+                accepted := '{}'; refused := '{}'; states := '{}'; messages := '{}';
+                FOREACH cid IN ARRAY key_counters LOOP
+                    BEGIN
+                        EXECUTE apply USING ids, cids, tids, tuuids, deltas, ats, ARRAY[cid], key;
+                        RAISE SQLSTATE 'CC001';
+                    EXCEPTION
+                        WHEN SQLSTATE 'CC001' THEN
+                            accepted := accepted || cid;
+                        WHEN OTHERS THEN
+                            GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
+                            IF countercache.transient(state) THEN
+                                RAISE;
+                            END IF;
+                            refused := refused || cid;
+                            states := states || state;
+                            messages := messages || message;
+                    END;
+                END LOOP;
+                IF cardinality(accepted) > 0 THEN
+                    EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, accepted, key;
+                    report := report || coalesce(part, '[]');
+                END IF;
+                EXECUTE format(
+                    $q$WITH q AS (
+                           SELECT q.id, q.counter_id, q.%1$I AS k, q.delta, q.enqueued_at
+                             FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::uuid[], $5::bigint[], $6::timestamptz[])
+                                  AS q(id, counter_id, target_id, target_uuid, delta, enqueued_at)
+                            WHERE q.counter_id = ANY ($7) AND q.%1$I::text = $8
+                       ), waits AS (
+                           SELECT DISTINCT q.counter_id FROM q
+                            WHERE EXISTS (SELECT 1 FROM countercache.delta x
+                                           WHERE x.counter_id = q.counter_id AND x.%1$I = q.k AND x.id < q.id)
+                               OR EXISTS (SELECT 1 FROM countercache.delta_unlogged x
+                                           WHERE x.counter_id = q.counter_id AND x.%1$I = q.k AND x.id < q.id)
+                       ), requeued AS (
+                           INSERT INTO countercache.delta (id, counter_id, %1$I, delta, enqueued_at) OVERRIDING SYSTEM VALUE
+                           SELECT q.id, q.counter_id, q.k, q.delta, q.enqueued_at FROM q
+                            WHERE q.counter_id IN (SELECT w.counter_id FROM waits w)
+                       ), parked AS (
+                           SELECT q.*, e.state, e.message,
+                                  sum(q.delta) OVER (PARTITION BY q.counter_id) AS total
+                             FROM q JOIN unnest($7, $9::text[], $10::text[]) AS e(counter_id, state, message)
+                                     ON e.counter_id = q.counter_id
+                            WHERE q.counter_id NOT IN (SELECT w.counter_id FROM waits w)
+                       ), dead AS (
+                           -- folded into one row, unless the sum itself overflows: then one row per delta
+                           INSERT INTO countercache.dead_letter (counter_id, %1$I, delta, deltas, first_enqueued_at,
+                                                                 sqlstate, error)
+                           SELECT p.counter_id, p.k, sum(p.delta), count(*), min(p.enqueued_at), p.state, p.message
+                             FROM parked p WHERE p.total BETWEEN -9223372036854775808 AND 9223372036854775807
+                            GROUP BY p.counter_id, p.k, p.state, p.message
+                           UNION ALL
+                           SELECT p.counter_id, p.k, p.delta, 1, p.enqueued_at, p.state, p.message
+                             FROM parked p WHERE p.total NOT BETWEEN -9223372036854775808 AND 9223372036854775807
+                       )
+                       SELECT coalesce(jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n)), '[]') FROM (
+                           SELECT q.counter_id, count(*) AS n FROM q
+                            WHERE q.counter_id NOT IN (SELECT w.counter_id FROM waits w) GROUP BY q.counter_id) s$q$, kc)
+                    INTO part USING ids, cids, tids, tuuids, deltas, ats, refused, key, states, messages;
+                report := report || part;
             END LOOP;
-            IF cardinality(accepted) > 0 THEN
-                EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, accepted, key;
-                report := report || coalesce(part, '[]');
-            END IF;
-            EXECUTE format(
-                $q$WITH q AS (
-                       SELECT q.id, q.counter_id, q.%1$I AS k, q.delta, q.enqueued_at
-                         FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::uuid[], $5::bigint[], $6::timestamptz[])
-                              AS q(id, counter_id, target_id, target_uuid, delta, enqueued_at)
-                        WHERE q.counter_id = ANY ($7) AND q.%1$I::text = $8
-                   ), waits AS (
-                       SELECT DISTINCT q.counter_id FROM q
-                        WHERE EXISTS (SELECT 1 FROM countercache.delta x
-                                       WHERE x.counter_id = q.counter_id AND x.%1$I = q.k AND x.id < q.id)
-                           OR EXISTS (SELECT 1 FROM countercache.delta_unlogged x
-                                       WHERE x.counter_id = q.counter_id AND x.%1$I = q.k AND x.id < q.id)
-                   ), requeued AS (
-                       INSERT INTO countercache.delta (id, counter_id, %1$I, delta, enqueued_at) OVERRIDING SYSTEM VALUE
-                       SELECT q.id, q.counter_id, q.k, q.delta, q.enqueued_at FROM q
-                        WHERE q.counter_id IN (SELECT w.counter_id FROM waits w)
-                   ), parked AS (
-                       SELECT q.*, e.state, e.message,
-                              sum(q.delta) OVER (PARTITION BY q.counter_id) AS total
-                         FROM q JOIN unnest($7, $9::text[], $10::text[]) AS e(counter_id, state, message)
-                                 ON e.counter_id = q.counter_id
-                        WHERE q.counter_id NOT IN (SELECT w.counter_id FROM waits w)
-                   ), dead AS (
-                       -- folded into one row, unless the sum itself overflows: then one row per delta
-                       INSERT INTO countercache.dead_letter (counter_id, %1$I, delta, deltas, first_enqueued_at,
-                                                             sqlstate, error)
-                       SELECT p.counter_id, p.k, sum(p.delta), count(*), min(p.enqueued_at), p.state, p.message
-                         FROM parked p WHERE p.total BETWEEN -9223372036854775808 AND 9223372036854775807
-                        GROUP BY p.counter_id, p.k, p.state, p.message
-                       UNION ALL
-                       SELECT p.counter_id, p.k, p.delta, 1, p.enqueued_at, p.state, p.message
-                         FROM parked p WHERE p.total NOT BETWEEN -9223372036854775808 AND 9223372036854775807
-                   )
-                   SELECT coalesce(jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n)), '[]') FROM (
-                       SELECT q.counter_id, count(*) AS n FROM q
-                        WHERE q.counter_id NOT IN (SELECT w.counter_id FROM waits w) GROUP BY q.counter_id) s$q$, kc)
-                INTO part USING ids, cids, tids, tuuids, deltas, ats, refused, key, states, messages;
-            report := report || part;
         END LOOP;
-    END LOOP;
-    EXIT WHEN cardinality(given_up) = given_up_before;
+        EXIT WHEN cardinality(given_up) = given_up_before;
     END LOOP;
 
     RETURN QUERY
@@ -1182,26 +1190,26 @@ BEGIN
          ORDER BY k.id
     LOOP
         BEGIN
-        EXECUTE format(
-            $q$WITH claimed AS (
-                   SELECT o.id, o.%4$I AS k, o.delta, o.enqueued_at FROM countercache.orphan o
-                    WHERE o.counter_id = $1 ORDER BY o.id LIMIT $2 FOR UPDATE SKIP LOCKED
-               ), g AS (
-                   SELECT c.k, sum(c.delta) AS delta, count(*) AS n, min(c.enqueued_at) AS since,
-                          EXISTS (SELECT 1 FROM %1$I.%2$I t WHERE t.%3$I = c.k) AS present
-                     FROM claimed c GROUP BY c.k
-               ), gone AS (
-                   DELETE FROM countercache.orphan o USING claimed c JOIN g ON g.k = c.k
-                    WHERE o.id = c.id AND (g.present OR g.delta = 0 OR g.n > 1)
-               ), back AS (
-                   INSERT INTO countercache.delta (counter_id, %4$I, delta, enqueued_at)
-                   SELECT $1, g.k, g.delta, g.since FROM g WHERE g.present AND g.delta <> 0
-               )
-               INSERT INTO countercache.orphan (counter_id, %4$I, delta, enqueued_at)
-               SELECT $1, g.k, g.delta, g.since FROM g WHERE NOT g.present AND g.delta <> 0 AND g.n > 1$q$,
-            c.target_schema, c.target_table, c.target_key,
-            CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END)
-            USING c.id, max_rows;
+            EXECUTE format(
+                $q$WITH claimed AS (
+                       SELECT o.id, o.%4$I AS k, o.delta, o.enqueued_at FROM countercache.orphan o
+                        WHERE o.counter_id = $1 ORDER BY o.id LIMIT $2 FOR UPDATE SKIP LOCKED
+                   ), g AS (
+                       SELECT c.k, sum(c.delta) AS delta, count(*) AS n, min(c.enqueued_at) AS since,
+                              EXISTS (SELECT 1 FROM %1$I.%2$I t WHERE t.%3$I = c.k) AS present
+                         FROM claimed c GROUP BY c.k
+                   ), gone AS (
+                       DELETE FROM countercache.orphan o USING claimed c JOIN g ON g.k = c.k
+                        WHERE o.id = c.id AND (g.present OR g.delta = 0 OR g.n > 1)
+                   ), back AS (
+                       INSERT INTO countercache.delta (counter_id, %4$I, delta, enqueued_at)
+                       SELECT $1, g.k, g.delta, g.since FROM g WHERE g.present AND g.delta <> 0
+                   )
+                   INSERT INTO countercache.orphan (counter_id, %4$I, delta, enqueued_at)
+                   SELECT $1, g.k, g.delta, g.since FROM g WHERE NOT g.present AND g.delta <> 0 AND g.n > 1$q$,
+                c.target_schema, c.target_table, c.target_key,
+                CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END)
+                USING c.id, max_rows;
         EXCEPTION WHEN lock_not_available OR insufficient_privilege THEN
             NULL;   -- the target table is locked (DDL) or may not be read: its orphans wait for a later round
         END;

@@ -7,6 +7,7 @@ import picocli.CommandLine.Option;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /** Rolls up what is queued, reporting progress, rate and time left on standard error. */
@@ -32,7 +33,7 @@ final class Drain implements Callable<Integer> {
     }
 
     static void report(Drained d) {
-        System.out.printf(java.util.Locale.ROOT, "drained %,d deltas in %.1f s (%,.0f deltas/s)%n", d.deltas(), d.seconds(),
+        System.out.printf(Locale.ROOT, "drained %,d deltas in %.1f s (%,.0f deltas/s)%n", d.deltas(), d.seconds(),
                 d.seconds() > 0 ? d.deltas() / d.seconds() : 0);
     }
 
@@ -72,7 +73,7 @@ final class Drain implements Callable<Integer> {
                         queued = rs.getLong(1);
                     }
                     double rate = total / ((reported - started) / 1e9);
-                    progress(total / (double) Math.max(1, total + queued), String.format(java.util.Locale.ROOT,
+                    progress(total / (double) Math.max(1, total + queued), String.format(Locale.ROOT,
                             "%,d applied, %,.0f/s, %,d queued, about %.0f s left", total, rate, queued,
                             rate > 0 ? queued / rate : 0));
                 }
@@ -87,7 +88,7 @@ final class Drain implements Callable<Integer> {
     /** A progress bar on standard error: redrawn in place on a terminal, a line each time otherwise (logs, CI). */
     static void progress(double done, String text) {
         int filled = (int) Math.round(Math.min(1, done) * 30);
-        String line = String.format(java.util.Locale.ROOT, "[%s%s] %3.0f%%  %s", "#".repeat(filled),
+        String line = String.format(Locale.ROOT, "[%s%s] %3.0f%%  %s", "#".repeat(filled),
                 " ".repeat(30 - filled), done * 100, text);
         System.err.print(System.console() != null ? "\r" + line : line + System.lineSeparator());
     }

@@ -7,6 +7,7 @@ import picocli.CommandLine.Option;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /**
@@ -51,7 +52,7 @@ final class Repair implements Callable<Integer> {
                     System.err.printf("%s: %,d targets checked, %,d corrected%n", k[1], targets, corrected);
                 }
                 double seconds = (System.nanoTime() - started) / 1e9;
-                System.out.printf(java.util.Locale.ROOT, "%s: %,d targets corrected of %,d checked in %.1f s (%,.0f targets/s)%n", k[1],
+                System.out.printf(Locale.ROOT, "%s: %,d targets corrected of %,d checked in %.1f s (%,.0f targets/s)%n", k[1],
                         corrected, targets, seconds, targets / seconds);
             }
             Drain.report(Drain.drain(c, batchSize));
