@@ -15,22 +15,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeSet;
 
 /**
  * Compares declared counters with what a database has installed: the catalog rows, the counter columns and the capture
  * triggers. An empty list means the database counts exactly what the code declares.
  */
 public final class CatalogCheck {
-
-    // operators named by schema: the application's search_path may hold look-alikes
-    private static final String TRIGGERS = "SELECT pg_catalog.count(*) FROM pg_catalog.pg_trigger t"
-            + " WHERE t.tgrelid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(pg_catalog.concat_ws('.',"
-            + " pg_catalog.quote_ident(?), pg_catalog.quote_ident(?)))"
-            + " AND t.tgname OPERATOR(pg_catalog.=) ANY (?::pg_catalog.name[]) AND t.tgenabled OPERATOR(pg_catalog.<>) 'D'";
-    private static final String SOURCE_TRIGGERS = "{" + String.join(",", InstallSql.SOURCE_TRIGGERS) + "}";
-    private static final String TARGET_TRIGGERS = "{" + String.join(",", InstallSql.TARGET_TRIGGERS) + "}";
-    private static final String VIA_TRIGGERS = "{" + String.join(",", InstallSql.VIA_TRIGGERS) + "}";
 
     private CatalogCheck() {
     }
@@ -50,20 +40,18 @@ public final class CatalogCheck {
             throws SQLException {
         List<String> problems = new ArrayList<>();
         if (!installed(c)) {
-            problems.add("countercache is not installed in this database (there is no countercache.counter table)");
+            problems.add("countercache is not installed in this database (there is no countercache schema)");
             return problems;
         }
-        String version = schemaVersion(c);
-        if (!InstallSql.schemaVersion().equals(version)) {
-            problems.add("the countercache schema in the database is " + (version == null ? "from an older release"
-                    : "version " + version) + ", this library's is version " + InstallSql.schemaVersion()
-                    + ": its functions may not match this worker");
+        String schema = schemaProblem(c);
+        if (schema != null) {
+            problems.add(schema);
         }
         Map<Integer, Installed> catalog = catalog(c);
         for (CounterDefinition d : declared) {
             Installed i = catalog.remove(d.id());
             if (i == null) {
-                problems.add(d.declaredBy() + ": not installed (countercache.counter has no " + d.name() + ")");
+                problems.add(d.declaredBy() + ": not installed (the catalog has no counter " + d.name() + ")");
                 continue;
             }
             if (!i.hash().equals(d.definitionHash())) {
@@ -73,25 +61,13 @@ public final class CatalogCheck {
                 problems.add(d.declaredBy() + ": the counter column " + d.name() + " does not exist");
             }
         }
-        for (TableName source : new TreeSet<>(declared.stream().map(CounterDefinition::source).toList())) {
-            long triggers = triggers(c, source, SOURCE_TRIGGERS);
-            if (triggers != 4) {
-                problems.add(source + ": " + triggers + " of its 4 capture triggers are installed and enabled,"
-                        + " so writes to it are not all counted");
-            }
-        }
-        for (TableName target : new TreeSet<>(declared.stream().map(CounterDefinition::target).toList())) {
-            long triggers = triggers(c, target, TARGET_TRIGGERS);
-            if (triggers != 4) {
-                problems.add(target + ": " + triggers + " of its 4 target triggers are installed and enabled,"
-                        + " so deleting and re-inserting its rows is not counted exactly");
-            }
-        }
-        for (TableName via : new TreeSet<>(declared.stream().filter(d -> d.via() != null).map(d -> d.via().table()).toList())) {
-            long triggers = triggers(c, via, VIA_TRIGGERS);
-            if (triggers != 2) {
-                problems.add(via + ": " + triggers + " of its 2 path triggers are installed and enabled,"
-                        + " so moving or deleting its rows does not move the counts of the rows under them");
+        java.util.Set<String> names = new java.util.HashSet<>(declared.stream().map(CounterDefinition::name).toList());
+        try (PreparedStatement ps = c.prepareStatement("SELECT t.counter, t.problem FROM countercache.trigger_problems() t");
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                if (names.contains(rs.getString(1))) {
+                    problems.add(rs.getString(2) + ", so writes are not all counted");
+                }
             }
         }
         for (Installed i : catalog.values()) {
@@ -113,14 +89,14 @@ public final class CatalogCheck {
             return problems;
         }
         try (PreparedStatement ps = c.prepareStatement("SELECT l.period OPERATOR(pg_catalog.=) ?::pg_catalog.interval,"
-                + " l.default_limit, l.time_zone, l.retention, l.period::pg_catalog.text FROM countercache.limit_def l"
+                + " l.default_limit, l.time_zone, l.retention, l.period::pg_catalog.text FROM countercache.limits() l"
                 + " WHERE l.name OPERATOR(pg_catalog.=) ?")) {
             for (LimitDefinition d : declared) {
                 ps.setString(1, d.period());
                 ps.setString(2, d.name());
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
-                        problems.add(d.declaredBy() + ": not installed (countercache.limit_def has no " + d.name() + ")");
+                        problems.add(d.declaredBy() + ": not installed (the catalog has no limit " + d.name() + ")");
                         continue;
                     }
                     List<String> changes = new ArrayList<>();
@@ -166,17 +142,31 @@ public final class CatalogCheck {
     }
 
     private static boolean installed(Connection c) throws SQLException {
-        return (Boolean) single(c, "SELECT pg_catalog.to_regclass('countercache.counter') IS NOT NULL");
+        return (Boolean) single(c, "SELECT pg_catalog.to_regprocedure('countercache.installed_version()') IS NOT NULL");
     }
 
-    /** What {@code countercache.schema_version()} returns, or null when the installed schema predates it. */
-    private static String schemaVersion(Connection c) throws SQLException {
-        boolean exists = (Boolean) single(c, "SELECT pg_catalog.to_regprocedure('countercache.schema_version()') IS NOT NULL");
-        return exists ? (String) single(c, "SELECT countercache.schema_version()") : null;
-    }
-
-    private static long triggers(Connection c, TableName table, String names) throws SQLException {
-        return ((Number) single(c, TRIGGERS, table.schema(), table.table(), names)).longValue();
+    /**
+     * Why the installed schema is not this library's, or null when it is: a newer version (never downgraded), an
+     * older one, or the same version with other functions.
+     */
+    private static String schemaProblem(Connection c) throws SQLException {
+        if (!(Boolean) single(c, "SELECT pg_catalog.to_regprocedure('countercache.installed_version()') IS NOT NULL")) {
+            return "the countercache schema in the database is from an older release (before schema versions), this"
+                    + " library's is version " + InstallSql.schemaVersion() + ": apply this library's countercache changelog";
+        }
+        int version = ((Number) single(c, "SELECT countercache.installed_version()")).intValue();
+        if (version > InstallSql.schemaVersion()) {
+            return "the countercache schema in the database is version " + version + ", newer than this library's "
+                    + InstallSql.schemaVersion() + ": use the countercache library that installed it (or a newer one);"
+                    + " a schema is never downgraded";
+        }
+        String digest = (String) single(c, "SELECT countercache.schema_digest()");
+        if (version < InstallSql.schemaVersion() || !InstallSql.schemaDigest().equals(digest)) {
+            return "the countercache schema in the database is version " + version + " (functions " + digest
+                    + "), this library's is version " + InstallSql.schemaVersion() + " (functions "
+                    + InstallSql.schemaDigest() + "): apply this library's countercache changelog";
+        }
+        return null;
     }
 
     /** The one value of a one-row, one-column query, with text parameters bound in order. */
@@ -197,8 +187,7 @@ public final class CatalogCheck {
         try (PreparedStatement ps = c.prepareStatement("SELECT k.id, k.name, k.declared_by, k.target_schema,"
                 + " k.target_table, k.target_key, k.key_type, k.source_schema, k.source_table,"
                 + " k.source_fk, k.condition, k.sum_column, k.definition_hash,"
-                + " countercache.column_type(k.target_schema, k.target_table, k.target_column) IS NOT NULL"
-                + " FROM countercache.counter k");
+                + " k.column_exists FROM countercache.counters() k");
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 rows.put(rs.getInt(1), new Installed(rs.getString(2), rs.getString(3),

@@ -102,7 +102,8 @@ class RolesIT {
                 "BEGIN; LOCK TABLE countercache.delta; COMMIT",
                 "CREATE TABLE mine (id bigint, article_id bigint); CREATE TRIGGER forge AFTER INSERT ON mine"
                         + " REFERENCING NEW TABLE AS countercache_new FOR EACH STATEMENT"
-                        + " EXECUTE FUNCTION countercache." + InstallSql.triggerFunction("capture_", BlogSchema.COMMENT) + "()")) {
+                        + " EXECUTE FUNCTION countercache." + db.queryRows(
+                                "SELECT countercache.trigger_function('capture', 'public', 'blog_comment')").get(0).get(0) + "()")) {
             assertThatThrownBy(() -> run(app, forbidden)).as(forbidden).hasMessageContaining("permission denied");
         }
         BlogSchema.assertExactAfterRollup(db);

@@ -5,16 +5,98 @@
 
 -- changeset countercache:countercache-schema runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: countercache catalog, queue and functions
--- countercache schema: the catalog, the delta queue and the functions that maintain counters.
--- Idempotent: every statement can run again on a database that already has it.
--- Every function pins search_path and every identifier taken from the catalog is quoted with format('%I'); the
--- column defaults and checks below name pg_catalog's functions and operators, so a migrator whose search_path puts
--- another schema first cannot bind them to look-alikes.
+-- Schema versions. The tables change only through the numbered scripts of upgrade/, each run once, in order, and
+-- recorded here; the functions (every other file) are replaced on every install. A database whose schema is newer
+-- than the library that installs it is refused: its tables may hold what this library cannot keep exact.
+-- Every function pins search_path and every identifier taken from the catalog is quoted with format('%I'); column
+-- defaults and checks name pg_catalog's functions and operators, so a migrator whose search_path puts another
+-- schema first cannot bind them to look-alikes.
 
 CREATE SCHEMA IF NOT EXISTS countercache;
 
+-- One row per upgrade script applied.
+CREATE TABLE IF NOT EXISTS countercache.schema_version (
+    version     integer     PRIMARY KEY,
+    upgraded_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+
+-- The installed schema's version: the last upgrade applied (0 on an empty database).
+CREATE OR REPLACE FUNCTION countercache.installed_version()
+RETURNS integer
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT coalesce(max(v.version), 0) FROM countercache.schema_version v
+$fn$;
+
+-- Applies upgrade script number version unless the schema has it already. The library's install passes every
+-- script, in order, after begin_upgrades has refused a schema newer than the library (known: its newest version).
+CREATE OR REPLACE FUNCTION countercache.upgrade(version integer, script text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF countercache.installed_version() >= upgrade.version THEN
+        RETURN;
+    END IF;
+    IF countercache.installed_version() <> upgrade.version - 1 THEN
+        RAISE EXCEPTION 'countercache: upgrade % needs schema version %, the database has %', upgrade.version,
+            upgrade.version - 1, countercache.installed_version() USING ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    EXECUTE script;
+    INSERT INTO countercache.schema_version (version) VALUES (upgrade.version);
+END
+$fn$;
+
+-- Refuses to install over a schema newer than known (a downgrade: an older library's changelog applied after a
+-- newer one's), and takes an installation made before versions existed, whose tables are version 1's, as version 1.
+-- Holds a lock that a second install waits for, so that two migrators never upgrade at once.
+CREATE OR REPLACE FUNCTION countercache.begin_upgrades(known integer)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    LOCK TABLE countercache.schema_version IN EXCLUSIVE MODE;
+    IF countercache.installed_version() > known THEN
+        RAISE EXCEPTION 'countercache: the database''s countercache schema is version %, newer than this library''s %',
+            countercache.installed_version(), known
+            USING HINT = 'apply the changelog of the newest countercache library that uses this database; '
+                         'a schema is never downgraded',
+                  ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+    IF countercache.installed_version() = 0 AND to_regclass('countercache.counter') IS NOT NULL THEN
+        IF countercache.column_exists('countercache', 'counter', 'scale') THEN
+            INSERT INTO countercache.schema_version (version) VALUES (1);
+        ELSE
+            RAISE EXCEPTION 'countercache: the installed countercache schema predates version 1'
+                USING HINT = 'apply the changelog of countercache 0.1 first, then this one',
+                      ERRCODE = 'object_not_in_prerequisite_state';
+        END IF;
+    END IF;
+END
+$fn$;
+
+-- Whether a column exists (for begin_upgrades, which runs before the catalog's helpers exist).
+CREATE OR REPLACE FUNCTION countercache.column_exists(tbl_schema name, tbl name, col name)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT EXISTS (SELECT FROM pg_attribute a
+                    WHERE a.attrelid = to_regclass(format('%I.%I', tbl_schema, tbl))
+                      AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped)
+$fn$;
+
+SELECT countercache.begin_upgrades(2);
+SELECT countercache.upgrade(1, $upgrade$
+-- Version 1: the tables of countercache 0.1 (the catalog, the queues, slots, parked deltas, recount jobs, limits).
+-- Runs once, on a database without them. An installation made before schema versions existed is taken to be at
+-- version 1 (see version.sql).
+
 -- The catalog: one row per installed counter, so that workers and tools need only a database connection.
-CREATE TABLE IF NOT EXISTS countercache.counter (
+CREATE TABLE countercache.counter (
     id              integer     PRIMARY KEY,
     name            text        NOT NULL UNIQUE,   -- schema.table.column of the counter column
     declared_by     text        NOT NULL,          -- Entity.field that declares it, for messages
@@ -30,12 +112,21 @@ CREATE TABLE IF NOT EXISTS countercache.counter (
     sum_column      name,
     strategy        text        NOT NULL DEFAULT 'queue',
     definition_hash text        NOT NULL,
-    defined_at      timestamptz NOT NULL DEFAULT pg_catalog.now()
+    defined_at      timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    slots           integer     NOT NULL DEFAULT 0,    -- slot rows a slotted counter spreads a target over (else 0)
+    changelog       text        NOT NULL DEFAULT '',   -- the changelog that installed it: a changelog prunes its own
+    -- along a path, source_fk points at via_key of the middle table, whose via_fk points at the target key
+    via_schema      name,
+    via_table       name,
+    via_key         name,
+    via_key_type    text,
+    via_fk          name,
+    scale           integer     NOT NULL DEFAULT 0     -- a numeric sum's decimal places: queued in units of 10^-scale
 );
 
 -- The queue. Writers only ever INSERT here, in their own transaction; the rollup deletes what it applies.
 -- A row names its counter by id and its target by key: integer and bigint keys in target_id, uuid keys in target_uuid.
-CREATE TABLE IF NOT EXISTS countercache.delta (
+CREATE TABLE countercache.delta (
     id          bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     counter_id  integer     NOT NULL,
     target_id   bigint,
@@ -44,23 +135,10 @@ CREATE TABLE IF NOT EXISTS countercache.delta (
     enqueued_at timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
 
--- How many slot rows a slotted counter spreads a target over (0 for the other strategies).
-ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS slots integer NOT NULL DEFAULT 0;
--- The changelog that installed the counter ('' before changelogs had names): a changelog prunes only its own.
-ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS changelog text NOT NULL DEFAULT '';
--- A counter along a path: source_fk points at via_key of the middle table, whose via_fk points at the target key.
-ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS via_schema name;
-ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS via_table name;
-ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS via_key name;
-ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS via_key_type text;
-ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS via_fk name;
--- The decimal places of a numeric sum: its amounts are queued as bigint units of 10^-scale (0: plain integers).
-ALTER TABLE countercache.counter ADD COLUMN IF NOT EXISTS scale integer NOT NULL DEFAULT 0;
-
 -- The unlogged queue, for counters of strategy 'unlogged' (depesz's faster queue): the same rows as the queue, ids
 -- from the same sequence, no WAL. A crash or an immediate shutdown empties it, and with it unlogged_marker; the first
 -- rollup after that notices the missing marker and recounts those counters (see check_unlogged_queue).
-CREATE UNLOGGED TABLE IF NOT EXISTS countercache.delta_unlogged (
+CREATE UNLOGGED TABLE countercache.delta_unlogged (
     id          bigint      PRIMARY KEY DEFAULT pg_catalog.nextval('countercache.delta_id_seq'::pg_catalog.regclass),
     counter_id  integer     NOT NULL,
     target_id   bigint,
@@ -68,7 +146,7 @@ CREATE UNLOGGED TABLE IF NOT EXISTS countercache.delta_unlogged (
     delta       bigint      NOT NULL,
     enqueued_at timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
-CREATE UNLOGGED TABLE IF NOT EXISTS countercache.unlogged_marker (
+CREATE UNLOGGED TABLE countercache.unlogged_marker (
     since timestamptz NOT NULL DEFAULT pg_catalog.now()
 );
 -- Until a counter uses the unlogged queue, a crash can take nothing from it: the marker is set without a recount.
@@ -79,7 +157,7 @@ SELECT WHERE NOT EXISTS (SELECT FROM countercache.unlogged_marker)
 -- Slot rows, for counters of strategy 'slotted' (GitHub's slotted counters, Tobias Petry's fanout): a writer adds
 -- its delta to one of the target's N slots, one no other transaction holds if it can; the rollup moves non-zero slots
 -- to the queue and zeroes them. fillfactor leaves room for those updates to stay HOT.
-CREATE TABLE IF NOT EXISTS countercache.slot (
+CREATE TABLE countercache.slot (
     counter_id  integer  NOT NULL,
     target_id   bigint,
     target_uuid uuid,
@@ -90,7 +168,7 @@ CREATE TABLE IF NOT EXISTS countercache.slot (
 
 -- Deltas that cannot be applied (the new value overflows the column, breaks a CHECK constraint, fails a trigger of
 -- the target table): parked here with the error instead of blocking the queue. Nothing is dropped silently.
-CREATE TABLE IF NOT EXISTS countercache.dead_letter (
+CREATE TABLE countercache.dead_letter (
     id                bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     counter_id        integer     NOT NULL,
     target_id         bigint,
@@ -106,7 +184,7 @@ CREATE TABLE IF NOT EXISTS countercache.dead_letter (
 -- Deltas whose target row does not exist: a deleted target's leftovers, or rows that point at a key no target row
 -- has yet. Parked here rather than dropped, so that the sum of a key's column, queue, dead letters and orphans always
 -- equals its recount; the rollup moves them back to the queue once a row with that key exists.
-CREATE TABLE IF NOT EXISTS countercache.orphan (
+CREATE TABLE countercache.orphan (
     id          bigint      GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     counter_id  integer     NOT NULL,
     target_id   bigint,
@@ -117,7 +195,7 @@ CREATE TABLE IF NOT EXISTS countercache.orphan (
 
 -- Recounts in progress, one row per counter: the last target key done, so that a recount in batches can stop and
 -- resume, and how far it has come.
-CREATE TABLE IF NOT EXISTS countercache.recount_job (
+CREATE TABLE countercache.recount_job (
     counter_id   integer     PRIMARY KEY,
     after_key    text,                          -- the last target key done; NULL before the first batch
     targets      bigint      NOT NULL DEFAULT 0, -- target rows checked so far
@@ -125,6 +203,64 @@ CREATE TABLE IF NOT EXISTS countercache.recount_job (
     requested_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
     updated_at   timestamptz
 );
+
+
+-- Limit counters (Cybertec's "concurrent counting"): at most N admissions per key per period, exactly, under any
+-- concurrency. One row per limit, key and period counts what was admitted and what was attempted; an admission is
+-- one INSERT ... ON CONFLICT DO UPDATE of that row, so it locks that row only and different keys never wait for each
+-- other. The limit in force is read after a shared advisory lock that a change of the limit takes exclusively, so an
+-- admission either sees a committed change or the change waits for it: every admission is judged against the limit in
+-- force when it is made, and the count it checks is the locked row's latest.
+CREATE TABLE countercache.limit_def (
+    name            text        PRIMARY KEY,
+    period          interval    NOT NULL CHECK (period OPERATOR(pg_catalog.>) interval '0'),
+    time_zone       text        NOT NULL DEFAULT 'UTC',
+    default_limit   bigint      NOT NULL CHECK (default_limit OPERATOR(pg_catalog.>=) 0),
+    retention       integer     NOT NULL DEFAULT 2 CHECK (retention OPERATOR(pg_catalog.>=) 1),   -- past periods kept, besides the current one
+    declared_by     text,
+    definition_hash text,
+    defined_at      timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    changelog       text        NOT NULL DEFAULT ''
+);
+
+-- Limits of single keys that differ from the default, each for a time range; no two ranges of one key overlap.
+CREATE TABLE countercache.limit_key (
+    limit_name text      NOT NULL REFERENCES countercache.limit_def (name) ON DELETE CASCADE,
+    key        text      NOT NULL,
+    max_admits bigint    NOT NULL CHECK (max_admits OPERATOR(pg_catalog.>=) 0),
+    valid      tstzrange NOT NULL CHECK (NOT pg_catalog.isempty(valid)),
+    PRIMARY KEY (limit_name, key, valid)
+);
+
+-- The counts: fillfactor leaves room on each page for the updates of a row to stay HOT.
+CREATE TABLE countercache.limit_usage (
+    limit_name    text        NOT NULL,
+    key           text        NOT NULL,
+    period_start  timestamptz NOT NULL,
+    admitted      bigint      NOT NULL,
+    attempted     bigint      NOT NULL,
+    last_admitted boolean     NOT NULL,   -- whether the latest attempt was admitted
+    max_admits    bigint      NOT NULL,   -- the limit the latest attempt was judged against
+    PRIMARY KEY (limit_name, key, period_start)
+) WITH (fillfactor = 70);
+$upgrade$);
+SELECT countercache.upgrade(2, $upgrade$
+-- Version 2: trigger functions are generated in the database from the catalog (install_triggers), and the schema's
+-- version is a number (installed_version, schema_digest) where version 1 had a digest named schema_version.
+DROP FUNCTION IF EXISTS countercache.schema_version();
+$upgrade$);
+
+-- The catalog: a counter's definition, checked and recorded (define_counter), and forgotten (forget, prune,
+-- uninstall); and the helpers every subsystem uses to read it and to name what is wrong. The tables are in
+-- upgrade/001-tables.sql.
+
+-- The batch size the SQL functions take when none is given; RollupWorker.DEFAULT_BATCH_SIZE is the same number (a
+-- test holds them together).
+CREATE OR REPLACE FUNCTION countercache.default_batch_size()
+RETURNS integer
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$ SELECT 10000 $fn$;
 
 -- Raises the error that names the counter, what is wrong and how to fix it.
 CREATE OR REPLACE FUNCTION countercache.fail(declared_by text, problem text, fix text)
@@ -172,9 +308,6 @@ AS $fn$
      WHERE a.attrelid = to_regclass(format('%I.%I', tbl_schema, tbl))
        AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped
 $fn$;
-
-DROP FUNCTION IF EXISTS countercache.require_table(text, text, name, name);
-DROP FUNCTION IF EXISTS countercache.require_type(text, text, name, name, name, text, text, text);
 
 -- "<what> s.t.c is <type>, <says> <expected>" unless the column exists with the expected type, else NULL.
 CREATE OR REPLACE FUNCTION countercache.type_problem(what text, tbl_schema name, tbl name, col name, expected text,
@@ -224,10 +357,613 @@ BEGIN
 END
 $fn$;
 
+
+-- Checks a counter against the database, records it in the catalog and adds the counter column when it is missing.
+-- Returns true when the counter is new or its definition changed; a recount of it is then requested (see
+-- request_recount): the changelog runs it after the triggers are in place, in batches that writers never wait for.
+CREATE OR REPLACE FUNCTION countercache.define_counter(
+    id integer, name text, declared_by text,
+    target_schema name, target_table name, target_key name, key_type text, target_column name, column_type text,
+    source_schema name, source_table name, source_fk name, condition text, sum_column name,
+    strategy text, slots integer, definition_hash text,
+    via_schema name DEFAULT NULL, via_table name DEFAULT NULL, via_key name DEFAULT NULL,
+    via_key_type text DEFAULT NULL, via_fk name DEFAULT NULL, scale integer DEFAULT 0)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    t regtype;
+    old_hash text;
+    first record;
+    guard text := coalesce(current_setting('countercache.ddl_guard', true), '');
+BEGIN
+    SELECT * INTO first FROM countercache.counter_problems(declared_by, target_schema, target_table, target_key,
+        key_type, target_column, column_type, source_schema, source_table, source_fk, condition, sum_column, strategy,
+        slots, via_schema, via_table, via_key, via_key_type, via_fk, scale) LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION '%', first.problem USING HINT = first.fix, ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- the counter's own column is not a schema change the DDL guard should stop
+    PERFORM set_config('countercache.ddl_guard', 'off', true);
+    t := countercache.column_type(target_schema, target_table, target_column);
+    IF t IS NULL THEN
+        EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I %s NOT NULL DEFAULT 0',
+            target_schema, target_table, target_column, column_type);   -- column_type: checked above
+    ELSIF NOT EXISTS (SELECT 1 FROM pg_attrdef ad JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
+                       WHERE a.attrelid = to_regclass(format('%I.%I', target_schema, target_table))
+                         AND a.attname = target_column) THEN
+        -- Hibernate never inserts the counter column, so new rows must start from a default.
+        EXECUTE format('ALTER TABLE %I.%I ALTER COLUMN %I SET DEFAULT 0', target_schema, target_table, target_column);
+    END IF;
+    PERFORM set_config('countercache.ddl_guard', guard, true);
+
+    SELECT k.definition_hash INTO old_hash FROM countercache.counter k WHERE k.id = define_counter.id;
+    IF old_hash IS NOT DISTINCT FROM definition_hash THEN
+        RETURN false;
+    END IF;
+    INSERT INTO countercache.counter AS k (id, name, declared_by, target_schema, target_table, target_key, key_type,
+                                          target_column, source_schema, source_table, source_fk, condition,
+                                          sum_column, strategy, slots, definition_hash,
+                                          via_schema, via_table, via_key, via_key_type, via_fk, scale)
+    VALUES (id, name, declared_by, target_schema, target_table, target_key, key_type,
+            target_column, source_schema, source_table, source_fk, condition, sum_column, strategy, slots,
+            definition_hash, via_schema, via_table, via_key, via_key_type, via_fk, scale)
+    ON CONFLICT ON CONSTRAINT counter_pkey DO UPDATE
+       SET name = excluded.name, declared_by = excluded.declared_by,
+           target_schema = excluded.target_schema, target_table = excluded.target_table,
+           target_key = excluded.target_key, key_type = excluded.key_type, target_column = excluded.target_column,
+           source_schema = excluded.source_schema, source_table = excluded.source_table,
+           source_fk = excluded.source_fk, condition = excluded.condition, sum_column = excluded.sum_column,
+           strategy = excluded.strategy, slots = excluded.slots, definition_hash = excluded.definition_hash,
+           via_schema = excluded.via_schema, via_table = excluded.via_table, via_key = excluded.via_key,
+           via_key_type = excluded.via_key_type, via_fk = excluded.via_fk, scale = excluded.scale, defined_at = now();
+    PERFORM countercache.request_recount(define_counter.id);
+    RETURN true;
+END
+$fn$;
+
+
+-- Forgets these counters: their catalog rows, queued (both queues), slotted, dead-lettered and orphaned deltas, and
+-- recounts, and rebuilds the triggers of the tables they read and wrote from the counters that remain. Their columns
+-- stay: dropping data is the user's call.
+CREATE OR REPLACE FUNCTION countercache.forget(counter_ids integer[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    schemas name[];
+    names name[];
+BEGIN
+    SELECT array_agg(x.s ORDER BY x.s, x.t), array_agg(x.t ORDER BY x.s, x.t) INTO schemas, names
+      FROM (SELECT DISTINCT x.s, x.t
+              FROM countercache.counter k,
+                   LATERAL (VALUES (k.source_schema, k.source_table), (k.target_schema, k.target_table),
+                                   (k.via_schema, k.via_table)) AS x(s, t)
+             WHERE k.id = ANY (counter_ids) AND x.t IS NOT NULL) x;
+    WITH gone AS (
+        DELETE FROM countercache.counter k WHERE k.id = ANY (counter_ids) RETURNING k.id
+    ), dead AS (
+        DELETE FROM countercache.dead_letter x USING gone WHERE x.counter_id = gone.id
+    ), orphans AS (
+        DELETE FROM countercache.orphan x USING gone WHERE x.counter_id = gone.id
+    ), jobs AS (
+        DELETE FROM countercache.recount_job x USING gone WHERE x.counter_id = gone.id
+    ), unlogged AS (
+        DELETE FROM countercache.delta_unlogged x USING gone WHERE x.counter_id = gone.id
+    ), slots AS (
+        DELETE FROM countercache.slot x USING gone WHERE x.counter_id = gone.id
+    )
+    DELETE FROM countercache.delta q USING gone WHERE q.counter_id = gone.id;
+    FOR i IN 1 .. coalesce(cardinality(names), 0) LOOP
+        PERFORM countercache.install_triggers(schemas[i], names[i]);
+    END LOOP;
+END
+$fn$;
+
+-- Records that the changelog named changelog installs exactly the counters in keep, and forgets every other counter
+-- of that changelog (or of none, installed before changelogs had names), which rebuilds the triggers of their tables.
+-- Counters of other changelogs are left alone, so several changelogs (modules, services) share one database and
+-- one table. Counter columns are left in place: dropping data is the user's call. Returns how many tables lost
+-- triggers of a kind they no longer need (left by a counter forgotten some other way).
+CREATE OR REPLACE FUNCTION countercache.prune(changelog text, keep text[])
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    removed integer := 0;
+    s record;
+BEGIN
+    UPDATE countercache.counter k SET changelog = prune.changelog
+     WHERE k.name = ANY (keep) AND k.changelog IS DISTINCT FROM prune.changelog;
+    PERFORM countercache.forget(ARRAY(SELECT k.id FROM countercache.counter k
+                                       WHERE NOT (k.name = ANY (keep)) AND k.changelog IN (prune.changelog, '')));
+    FOR s IN
+        SELECT DISTINCT n.nspname, c.relname, split_part(p.proname, '_', 1) AS kind
+          FROM pg_trigger tg
+          JOIN pg_proc p ON p.oid = tg.tgfoid
+          JOIN pg_class c ON c.oid = tg.tgrelid
+          JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE p.pronamespace = 'countercache'::regnamespace
+           AND split_part(p.proname, '_', 1) IN ('capture', 'target', 'via')
+           AND NOT EXISTS (SELECT 1 FROM countercache.counter k
+                            WHERE CASE split_part(p.proname, '_', 1)
+                                      WHEN 'capture' THEN k.source_schema = n.nspname AND k.source_table = c.relname
+                                      WHEN 'target' THEN k.target_schema = n.nspname AND k.target_table = c.relname
+                                      ELSE k.via_schema = n.nspname AND k.via_table = c.relname END)
+         ORDER BY 1, 2, 3
+    LOOP
+        PERFORM countercache.drop_triggers(s.kind, s.nspname, s.relname);
+        removed := removed + 1;
+    END LOOP;
+    PERFORM countercache.drop_unused_trigger_functions();
+    RETURN removed;
+END
+$fn$;
+
+-- The rollback of one changeset of a table (Liquibase runs them in reverse): forgets its counters as prune does
+-- (for a source table's changeset) and drops the table's triggers of one kind (capture, target or via). Counter
+-- columns stay. Applying the changeset again defines the counters anew, so they are recounted.
+CREATE OR REPLACE FUNCTION countercache.uninstall(kind text, tbl_schema name, tbl name, counter_ids integer[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF kind NOT IN ('capture', 'target', 'via') THEN
+        RAISE EXCEPTION 'countercache.uninstall: kind must be capture, target or via, not %', kind
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    PERFORM countercache.forget(counter_ids);
+    PERFORM countercache.drop_triggers(kind, tbl_schema, tbl);
+    PERFORM countercache.drop_unused_trigger_functions();
+END
+$fn$;
+
+-- Capture: the triggers that turn every write of a counted table into deltas, generated here from the catalog, so
+-- that a table's triggers always serve every counter the catalog holds for it, whichever changelog declared it.
+--
+-- The formula for what one source row contributes to a counter lives once, in contributions_sql. The capture
+-- triggers (the rows a statement added and removed), the path triggers (the rows under a middle row) and the
+-- recount (every row of the source, drift_sql) all read it, so stored + pending = recount cannot be broken by two
+-- texts that disagree.
+
+-- An amount as the queue holds it: a bigint, in units of 10^-scale for a numeric sum (cents for numeric(p,2)).
+CREATE OR REPLACE FUNCTION countercache.units_sql(c countercache.counter, value text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN c.scale = 0 THEN format('coalesce(%s, 0)::bigint', value)
+                ELSE format('(coalesce(%s, 0) * %s)::bigint', value, (10::numeric ^ c.scale)::bigint) END
+$fn$;
+
+-- The contribution formula: a query of (k, d), one row per row of rows (a relation: a transition table, the source
+-- table, a subquery of it) that counts for counter c, with k the target key it counts for and d what it adds, times
+-- sign, in the counter's units. A row counts when its foreign key is set and the counter's condition holds (judged on
+-- the source row alone, aliased as the source table); with a path, k is the key its middle row points at now, or
+-- the expression target when the caller knows it (a middle table's trigger, for the rows under OLD or NEW). The
+-- comment names the counter, so that an error in its where or sum at run time names it too.
+CREATE OR REPLACE FUNCTION countercache.contributions_sql(c countercache.counter, rows text, sign integer,
+                                                          target text DEFAULT NULL)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format('SELECT /* @CounterCache on %s */ %s AS k, s.d FROM (', regexp_replace(c.declared_by,
+                  '[^A-Za-z0-9_.$, ]', '_', 'g'), CASE WHEN target IS NOT NULL THEN target
+                                                       WHEN c.via_table IS NULL THEN 's.f'
+                                                       ELSE format('v.%I', c.via_fk) END)
+        || format('SELECT %1$I.%2$I AS f, %3$s%4$s AS d FROM %5$s AS %1$I WHERE %1$I.%2$I IS NOT NULL AND (%6$s)',
+                  c.source_table, c.source_fk, CASE WHEN sign < 0 THEN '-' ELSE '' END,
+                  CASE WHEN c.sum_column IS NULL THEN '1'
+                       ELSE countercache.units_sql(c, format('%I.%I', c.source_table, c.sum_column)) END,
+                  rows, coalesce(c.condition, 'true'))
+        || ') s'
+        || CASE WHEN target IS NOT NULL THEN format(' WHERE %s IS NOT NULL', target)
+                WHEN c.via_table IS NULL THEN ''
+                ELSE format(' JOIN %I.%I v ON v.%I = s.f WHERE v.%I IS NOT NULL', c.via_schema, c.via_table,
+                            c.via_key, c.via_fk) END
+$fn$;
+
+-- The contributions of one side of a change: a transition table (countercache_new, countercache_old), the whole
+-- source table ('source', before a TRUNCATE), or the source rows under a middle row ('NEW', 'OLD').
+CREATE OR REPLACE FUNCTION countercache.side_sql(c countercache.counter, side text, sign integer)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE side
+        WHEN 'source' THEN countercache.contributions_sql(c, format('%I.%I', c.source_schema, c.source_table), sign)
+        WHEN 'NEW' THEN countercache.contributions_sql(c, format('(SELECT * FROM %I.%I WHERE %I = NEW.%I)',
+            c.source_schema, c.source_table, c.source_fk, c.via_key), sign, format('NEW.%I', c.via_fk))
+        WHEN 'OLD' THEN countercache.contributions_sql(c, format('(SELECT * FROM %I.%I WHERE %I = OLD.%I)',
+            c.source_schema, c.source_table, c.source_fk, c.via_key), sign, format('OLD.%I', c.via_fk))
+        ELSE countercache.contributions_sql(c, side, sign) END
+$fn$;
+
+-- Each counter's contributions from the rows added and removed (either side NULL), summed per counter (c) and
+-- target (k), so that a bulk statement yields one change per target and an update that changes nothing relevant none.
+CREATE OR REPLACE FUNCTION countercache.deltas_sql(cs countercache.counter[], added text, removed text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT E'SELECT c, k, sum(d) AS d FROM (\n            '
+        || string_agg(format('SELECT %s AS c, x.k, x.d FROM (%s) x', c.id, countercache.side_sql(c, s.side, s.sign)),
+                      E'\n            UNION ALL\n            ' ORDER BY c.name, s.sign DESC)
+        || E'\n        ) s GROUP BY c, k HAVING sum(d) <> 0'
+      FROM unnest(cs) c, (VALUES (added, 1), (removed, -1)) AS s(side, sign)
+     WHERE s.side IS NOT NULL
+$fn$;
+
+-- The queue column of a counter's key type.
+CREATE OR REPLACE FUNCTION countercache.key_column(c countercache.counter)
+RETURNS name
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END::name
+$fn$;
+
+-- The statements that take the rows added and removed to each counter of cs by its strategy:
+--   queue, unlogged: one INSERT per key type into the queue (depesz's queue, or its unlogged twin);
+--   direct: one UPDATE per target table in the writer's transaction; sums for keys no target row has are kept as
+--     orphans, as the rollup would keep them, so nothing is lost;
+--   slotted: per counter and target, add the sum to a slot row no other transaction holds (FOR UPDATE SKIP LOCKED);
+--     if every existing slot is held, open one of the counter's N slot numbers that has no row yet and no other
+--     writer is opening (each opener holds an advisory lock on the number until it commits), at random; if there is
+--     none, queue the sum. So a writer never waits for another's slot. The lock and the update are two statements:
+--     the lock returns the row's latest version, which the locking statement's snapshot may not see, the next one's
+--     does.
+CREATE OR REPLACE FUNCTION countercache.capture_sql(cs countercache.counter[], added text, removed text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    g record;
+    c countercache.counter;
+    out text := '';
+BEGIN
+    -- one group per strategy and key type; a direct counter's group is one target table
+    FOR g IN
+        SELECT k.strategy, countercache.key_column(k) AS kc, t.target_schema, t.target_table, t.target_key,
+               array_agg(k ORDER BY k.name) AS members
+          FROM unnest(cs) k
+         LEFT JOIN LATERAL (SELECT k.target_schema, k.target_table, k.target_key WHERE k.strategy = 'direct') t ON true
+         GROUP BY 1, 2, 3, 4, 5
+         ORDER BY 1, 2, 3, 4
+    LOOP
+        cs := g.members;
+        IF g.strategy IN ('queue', 'unlogged') THEN
+            out := out || format(E'        INSERT INTO countercache.%I (counter_id, %I, delta)\n        %s;\n',
+                CASE g.strategy WHEN 'queue' THEN 'delta' ELSE 'delta_unlogged' END, g.kc,
+                countercache.deltas_sql(cs, added, removed));
+        ELSIF g.strategy = 'direct' THEN
+            out := out || format(E'        WITH s AS (\n            %s\n        ), w AS (\n'
+                                 || E'            SELECT s.k, %s FROM s GROUP BY s.k\n        ), u AS (\n'
+                                 || E'            UPDATE %I.%I t SET %s\n'
+                                 || E'              FROM w WHERE t.%I = w.k RETURNING t.%I AS k\n        )\n'
+                                 || E'        INSERT INTO countercache.orphan (counter_id, %I, delta, enqueued_at)\n'
+                                 || E'        SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);\n',
+                countercache.deltas_sql(cs, added, removed),
+                (SELECT string_agg(format('sum(s.d) FILTER (WHERE s.c = %s) AS d%s', (cs[i]).id, i), ', ' ORDER BY i)
+                   FROM generate_subscripts(cs, 1) i),
+                g.target_schema, g.target_table,
+                (SELECT string_agg(format('%1$I = coalesce(t.%1$I, 0) + coalesce(w.d%2$s, 0)%3$s', (cs[i]).target_column,
+                                          i, CASE WHEN (cs[i]).scale > 0
+                                                  THEN ' * ' || trim_scale(0.1::numeric ^ (cs[i]).scale) ELSE '' END),
+                                   ', ' ORDER BY i)
+                   FROM generate_subscripts(cs, 1) i),
+                g.target_key, g.target_key, g.kc);
+        ELSE
+            FOREACH c IN ARRAY cs LOOP
+                out := out || format(
+                    E'        FOR r IN %1$s ORDER BY k LOOP\n'
+                    || E'            SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = %2$s AND x.%3$I = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;\n'
+                    || E'            IF FOUND THEN\n'
+                    || E'                UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;\n'
+                    || E'            ELSE\n'
+                    || E'                INSERT INTO countercache.slot (counter_id, %3$I, slot, n)\n'
+                    || E'                SELECT %2$s, r.k, f.s, r.d FROM (\n'
+                    || E'                    SELECT g.s FROM generate_series(0, %4$s) AS g(s)\n'
+                    || E'                     WHERE NOT EXISTS (SELECT FROM countercache.slot y WHERE y.counter_id = %2$s AND y.%3$I = r.k AND y.slot = g.s)\n'
+                    || E'                     ORDER BY random() OFFSET 0) AS f   -- OFFSET 0: try the locks one by one\n'
+                    || E'                 WHERE pg_try_advisory_xact_lock(hashtextextended(%5$L || r.k || '':'' || f.s, 0))\n'
+                    || E'                 LIMIT 1\n'
+                    || E'                ON CONFLICT ON CONSTRAINT slot_key DO NOTHING;\n'
+                    || E'                IF NOT FOUND THEN\n'
+                    || E'                    INSERT INTO countercache.delta (counter_id, %3$I, delta) VALUES (%2$s, r.k, r.d);\n'
+                    || E'                END IF;\n'
+                    || E'            END IF;\n'
+                    || E'        END LOOP;\n',
+                    countercache.deltas_sql(ARRAY[c], added, removed), c.id, g.kc, c.slots - 1, c.id || ':');
+            END LOOP;
+        END IF;
+    END LOOP;
+    RETURN out;
+END
+$fn$;
+
+-- Before a capture reads middle rows, it locks the ones its rows point at FOR KEY SHARE (as their foreign key check
+-- does for new rows), one statement before the one that reads them, so that the read sees a middle row's latest
+-- committed version: a transaction that moves a middle row holds it FOR UPDATE until it commits, and has counted the
+-- source rows it could see. See docs/architecture.md, "Counters along a path".
+CREATE OR REPLACE FUNCTION countercache.lock_vias_sql(cs countercache.counter[], rows text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT coalesce(string_agg(format(E'        PERFORM FROM %1$I.%2$I v WHERE v.%3$I IN (SELECT x.%4$I FROM %5$s x)\n'
+                                      || E'            ORDER BY v.%3$I FOR KEY SHARE OF v;\n',
+                                      l.via_schema, l.via_table, l.via_key, l.source_fk, rows), ''
+                               ORDER BY l.via_schema, l.via_table, l.via_key, l.source_fk), '')
+      FROM (SELECT DISTINCT c.via_schema, c.via_table, c.via_key, c.source_fk FROM unnest(cs) c
+             WHERE c.via_table IS NOT NULL) l
+$fn$;
+
+-- A counter column's values in rows (target rows: a transition table, or the table itself before a TRUNCATE) handed
+-- back to the queue with this sign, per key: a deleted row's counts go back to the queue and an inserted row's
+-- initial values come out of it, so a key's column, queue, dead letters and orphans always add up to its recount,
+-- whatever happens to the row.
+CREATE OR REPLACE FUNCTION countercache.hand_back_sql(cs countercache.counter[], rows text, sign text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format(E'        INSERT INTO countercache.delta (counter_id, %s, delta)\n        SELECT c, k, d FROM (\n            ',
+                  countercache.key_column(cs[1]))
+        || string_agg(format('SELECT %s AS c, r.%I AS k, %s%s AS d FROM %s AS r', c.id, c.target_key, sign,
+                             countercache.units_sql(c, format('r.%I', c.target_column)), rows),
+                      E'\n            UNION ALL\n            ' ORDER BY c.name)
+        || E'\n        ) s WHERE d <> 0;\n'
+      FROM unnest(cs) c
+$fn$;
+
+-- The body of the trigger function of one kind for a table, serving the counters cs (all of the table's counters of
+-- that kind, from the catalog):
+--   capture: the counters fed by a source table. Every INSERT, UPDATE, DELETE and TRUNCATE queues the difference.
+--   target: the counters held by a target table (see hand_back_sql); a key change moves the old key's values back.
+--   via: the counters along paths through a middle table. A row whose key or link changes, or that is deleted,
+--     moves the counts of the source rows under it, counted BEFORE the change (and before any cascade to the source
+--     rows, whose own capture then finds the row changed). It first locks the row FOR UPDATE, which waits for every
+--     writer that holds it FOR KEY SHARE (a capture, a foreign key check) and makes later ones wait until commit.
+-- Each function serves its one table only, and runs SECURITY DEFINER: a writer needs no right on the queue, so it
+-- can neither read, forge nor block it.
+CREATE OR REPLACE FUNCTION countercache.trigger_body(kind text, cs countercache.counter[])
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    c countercache.counter := cs[1];
+    tbl_schema name := CASE kind WHEN 'capture' THEN c.source_schema WHEN 'target' THEN c.target_schema
+                                 ELSE c.via_schema END;
+    tbl_name name := CASE kind WHEN 'capture' THEN c.source_table WHEN 'target' THEN c.target_table
+                               ELSE c.via_table END;
+    tbl text := format('%I.%I', tbl_schema, tbl_name);
+    declarers text := (SELECT string_agg(k.declared_by, ', ' ORDER BY k.name) FROM unnest(cs) k);
+    -- a capture's slotted counters loop over their deltas (r) and the slot row they hold (held)
+    head text := CASE WHEN kind <> 'target' THEN E'#variable_conflict use_column\n' ELSE '' END
+                 || CASE WHEN kind <> 'target' AND EXISTS (SELECT FROM unnest(cs) k WHERE k.strategy = 'slotted')
+                         THEN E'DECLARE\n    r record;\n    held tid;\n' ELSE '' END
+                 || format(E'BEGIN\n    IF TG_TABLE_SCHEMA <> %L OR TG_TABLE_NAME <> %L THEN\n'
+                           || E'        RAISE EXCEPTION ''countercache: %% serves %% only, not %%.%%'', TG_NAME, %L, TG_TABLE_SCHEMA, TG_TABLE_NAME\n'
+                           || E'            USING ERRCODE = ''insufficient_privilege'';\n    END IF;\n',
+                           tbl_schema, tbl_name, tbl);
+    truncating text := format(E'        PERFORM countercache.require_read_committed(%L,\n'
+                              || E'            ''run TRUNCATE in a READ COMMITTED transaction, or use DELETE'');\n',
+                              'TRUNCATE of ' || tbl);
+BEGIN
+    IF kind = 'capture' THEN
+        -- the foreign key check of an INSERT (and of an UPDATE that changes the key) has locked the middle rows of
+        -- the new rows already: a path needs that constraint, and it is checked before this trigger
+        RETURN head
+            || E'    IF TG_OP = ''INSERT'' THEN\n' || countercache.capture_sql(cs, 'countercache_new', NULL)
+            || E'    ELSIF TG_OP = ''DELETE'' THEN\n' || countercache.lock_vias_sql(cs, 'countercache_old')
+            || countercache.capture_sql(cs, NULL, 'countercache_old')
+            || E'    ELSIF TG_OP = ''UPDATE'' THEN\n' || countercache.lock_vias_sql(cs, 'countercache_old')
+            || countercache.capture_sql(cs, 'countercache_new', 'countercache_old')
+            || E'    ELSIF TG_OP = ''TRUNCATE'' THEN\n'
+            || E'        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted\n'
+            || truncating || countercache.lock_vias_sql(cs, tbl) || countercache.capture_sql(cs, NULL, 'source')
+            || E'    END IF;\n    RETURN NULL;\nEND\n';
+    ELSIF kind = 'target' THEN
+        RETURN head
+            || E'    IF TG_OP = ''INSERT'' THEN\n' || countercache.hand_back_sql(cs, 'countercache_new', '-')
+            || E'    ELSIF TG_OP = ''DELETE'' THEN\n' || countercache.hand_back_sql(cs, 'countercache_old', '')
+            || E'    ELSIF TG_OP = ''UPDATE'' THEN\n'
+            || E'        -- the key changed (a row trigger, only then): the old key gets its values back\n'
+            || format(E'        INSERT INTO countercache.delta (counter_id, %s, delta)\n        SELECT c, k, d FROM (VALUES\n            ',
+                      countercache.key_column(c))
+            || (SELECT string_agg(format('(%s, OLD.%I, %s), (%s, NEW.%I, -%s)', k.id, k.target_key,
+                                         countercache.units_sql(k, format('OLD.%I', k.target_column)), k.id,
+                                         k.target_key, countercache.units_sql(k, format('NEW.%I', k.target_column))),
+                                  E',\n            ' ORDER BY k.name) FROM unnest(cs) k)
+            || E'\n        ) v(c, k, d) WHERE d <> 0;\n'
+            || E'    ELSIF TG_OP = ''TRUNCATE'' THEN\n' || truncating || countercache.hand_back_sql(cs, tbl, '')
+            || E'    END IF;\n    RETURN NULL;\nEND\n';
+    ELSE
+        RETURN head
+            || format(E'    PERFORM countercache.require_read_committed(%L,\n'
+                      || E'        ''change the key or the link of a middle row, or delete it, in a READ COMMITTED transaction'');\n',
+                      format('moving a row of %s (%s)', tbl, declarers))
+            || E'    IF TG_OP = ''UPDATE'' THEN\n'
+            || format(E'        PERFORM FROM %s v WHERE v.%I = OLD.%2$I FOR UPDATE OF v;\n', tbl, c.via_key)
+            || countercache.capture_sql(cs, 'NEW', 'OLD')
+            || E'        RETURN NEW;\n    END IF;\n'
+            || countercache.capture_sql(cs, NULL, 'OLD')
+            || E'    RETURN OLD;\nEND\n';
+    END IF;
+END
+$fn$;
+
+-- The library's triggers: which ones each kind of table gets, their functions' names, and their (re)building from
+-- the catalog. Every trigger of the library calls a function of the countercache schema named capture_... (on a
+-- source table), target_... or via_... (on a middle table of a path), so the library finds its own by the function.
+
+-- The library's triggers, per kind: name, and how it fires ({key}: the key column; {columns}: the middle table's
+-- key and links; {changed}: a condition that one of them changed).
+CREATE OR REPLACE FUNCTION countercache.trigger_specs()
+RETURNS TABLE (kind text, name name, fires text)
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    VALUES ('capture', 'countercache_insert', 'AFTER INSERT ON %s REFERENCING NEW TABLE AS countercache_new FOR EACH STATEMENT'),
+           ('capture', 'countercache_update', 'AFTER UPDATE ON %s REFERENCING OLD TABLE AS countercache_old NEW TABLE AS countercache_new FOR EACH STATEMENT'),
+           ('capture', 'countercache_delete', 'AFTER DELETE ON %s REFERENCING OLD TABLE AS countercache_old FOR EACH STATEMENT'),
+           ('capture', 'countercache_truncate', 'BEFORE TRUNCATE ON %s FOR EACH STATEMENT'),
+           ('target', 'countercache_target_insert', 'AFTER INSERT ON %s REFERENCING NEW TABLE AS countercache_new FOR EACH STATEMENT'),
+           ('target', 'countercache_target_delete', 'AFTER DELETE ON %s REFERENCING OLD TABLE AS countercache_old FOR EACH STATEMENT'),
+           ('target', 'countercache_target_key', 'AFTER UPDATE OF {columns} ON %s FOR EACH ROW WHEN ({changed})'),
+           ('target', 'countercache_target_truncate', 'BEFORE TRUNCATE ON %s FOR EACH STATEMENT'),
+           ('via', 'countercache_via_update', 'BEFORE UPDATE OF {columns} ON %s FOR EACH ROW WHEN ({changed})'),
+           ('via', 'countercache_via_delete', 'BEFORE DELETE ON %s FOR EACH ROW')
+$fn$;
+
+-- The name of a table's trigger function of one kind: readable, at most 63 bytes, and unique per table, since it
+-- ends with a digest of the qualified name (a.b_c and a_b.c differ).
+CREATE OR REPLACE FUNCTION countercache.trigger_function(kind text, tbl_schema name, tbl name)
+RETURNS name
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    readable text := kind || '_' || tbl_schema || '_' || tbl;
+BEGIN
+    WHILE octet_length(readable) > 54 LOOP
+        readable := left(readable, -1);
+    END LOOP;
+    RETURN readable || '_' || left(md5(format('%I.%I', tbl_schema, tbl)), 8);
+END
+$fn$;
+
+-- (Re)builds every trigger of the library on one table from the catalog, each kind the table has counters of, and
+-- drops the kinds it no longer has. Under a lock that keeps the table's writers out until commit (milliseconds), so
+-- that each write is counted by either the old triggers or the new ones. Does nothing for a table that is missing.
+CREATE OR REPLACE FUNCTION countercache.install_triggers(tbl_schema name, tbl name)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    qualified text := format('%I.%I', tbl_schema, tbl);
+    each_kind text;
+    cs countercache.counter[];
+    fn name;
+    columns text[];
+    s record;
+BEGIN
+    IF to_regclass(qualified) IS NULL THEN
+        RETURN;
+    END IF;
+    EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', qualified);
+    FOREACH each_kind IN ARRAY ARRAY['capture', 'target', 'via'] LOOP
+        cs := ARRAY(SELECT k FROM countercache.counter k
+                     WHERE (each_kind = 'capture' AND k.source_schema = tbl_schema AND k.source_table = tbl)
+                        OR (each_kind = 'target' AND k.target_schema = tbl_schema AND k.target_table = tbl)
+                        OR (each_kind = 'via' AND k.via_schema = tbl_schema AND k.via_table = tbl)
+                     ORDER BY k.name);
+        IF cardinality(cs) = 0 THEN
+            PERFORM countercache.drop_triggers(each_kind, tbl_schema, tbl);
+            CONTINUE;
+        END IF;
+        fn := countercache.trigger_function(each_kind, tbl_schema, tbl);
+        EXECUTE format(E'CREATE OR REPLACE FUNCTION countercache.%I()\nRETURNS trigger\nLANGUAGE plpgsql\n'
+                       || E'SECURITY DEFINER\nSET search_path = pg_catalog, pg_temp\nAS %L',
+                       fn, countercache.trigger_body(each_kind, cs));
+        EXECUTE format('REVOKE ALL ON FUNCTION countercache.%I() FROM PUBLIC', fn);
+        columns := CASE each_kind WHEN 'target' THEN ARRAY[(cs[1]).target_key]
+                             WHEN 'via' THEN ARRAY[(cs[1]).via_key]
+                                             || ARRAY(SELECT DISTINCT k.via_fk FROM unnest(cs) k ORDER BY 1)
+                             ELSE '{}' END;
+        FOR s IN SELECT * FROM countercache.trigger_specs() t WHERE t.kind = each_kind LOOP
+            EXECUTE format('CREATE OR REPLACE TRIGGER %I ', s.name)
+                || replace(replace(format(s.fires, qualified),
+                       '{columns}', coalesce((SELECT string_agg(quote_ident(x), ', ') FROM unnest(columns) x), '')),
+                       '{changed}', coalesce((SELECT string_agg(format('OLD.%1$I IS DISTINCT FROM NEW.%1$I', x), ' OR ')
+                                                FROM unnest(columns) x), ''))
+                || format(' EXECUTE FUNCTION countercache.%I()', fn);
+        END LOOP;
+    END LOOP;
+    PERFORM countercache.drop_unused_trigger_functions();
+END
+$fn$;
+
+-- Drops a table's library triggers of one kind (those whose function is countercache.<kind>_...).
+CREATE OR REPLACE FUNCTION countercache.drop_triggers(kind text, tbl_schema name, tbl name)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    s record;
+BEGIN
+    FOR s IN
+        SELECT tg.tgname FROM pg_trigger tg JOIN pg_proc p ON p.oid = tg.tgfoid
+         WHERE tg.tgrelid = to_regclass(format('%I.%I', tbl_schema, tbl))
+           AND p.pronamespace = 'countercache'::regnamespace AND p.proname LIKE kind || '\_%'
+    LOOP
+        EXECUTE format('DROP TRIGGER %I ON %I.%I', s.tgname, tbl_schema, tbl);
+    END LOOP;
+END
+$fn$;
+
+-- Drops the library's trigger functions that no trigger uses any more (their table lost its counters, or the
+-- function was renamed).
+CREATE OR REPLACE FUNCTION countercache.drop_unused_trigger_functions()
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    s record;
+BEGIN
+    FOR s IN
+        SELECT p.oid::regprocedure AS fn FROM pg_proc p
+         WHERE p.pronamespace = 'countercache'::regnamespace
+           AND (p.proname LIKE 'capture\_%' OR p.proname LIKE 'target\_%' OR p.proname LIKE 'via\_%')
+           AND p.prorettype = 'trigger'::regtype
+           AND NOT EXISTS (SELECT 1 FROM pg_trigger tg WHERE tg.tgfoid = p.oid)
+    LOOP
+        EXECUTE format('DROP FUNCTION %s', s.fn);
+    END LOOP;
+END
+$fn$;
+
+-- Recount: the comparison of every counter with its source (drift), and the online recount that corrects it in
+-- batches, never writing a counter column nor locking a source or target row.
+
+-- What is pending for a counter's targets, wherever the library keeps it: queued (in either queue), in slots,
+-- dead-lettered or orphaned, as a query of (place, k, amount, since). This is the one definition of "pending" that
+-- drift, the recount, exact reads and the status read: stored + pending = recount holds for every key. A standby
+-- cannot read the unlogged queue (its rows are the primary's alone), so there it is left out.
+CREATE OR REPLACE FUNCTION countercache.pending_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format($q$SELECT 'queue' AS place, q.%1$I AS k, q.delta AS amount, q.enqueued_at AS since
+                      FROM countercache.delta q WHERE q.counter_id = %2$s
+                    UNION ALL SELECT 'slot', q.%1$I, q.n, NULL FROM countercache.slot q WHERE q.counter_id = %2$s
+                    UNION ALL SELECT 'dead letter', q.%1$I, q.delta, q.first_enqueued_at
+                      FROM countercache.dead_letter q WHERE q.counter_id = %2$s
+                    UNION ALL SELECT 'orphan', q.%1$I, q.delta, q.enqueued_at
+                      FROM countercache.orphan q WHERE q.counter_id = %2$s$q$, countercache.key_column(c), c.id)
+        || CASE WHEN pg_is_in_recovery() THEN ''
+                ELSE format($q$
+                    UNION ALL SELECT 'unlogged queue', q.%1$I, q.delta, q.enqueued_at
+                      FROM countercache.delta_unlogged q WHERE q.counter_id = %2$s$q$, countercache.key_column(c), c.id)
+           END
+$fn$;
+
 -- The query that compares a counter with a recount of its source, for the keys in ($1, $2] ($1 or $2 NULL: open),
--- $3 the counter's id: CTEs r (the recount), t (the column), p (what is pending: queued in either queue, in slots,
--- dead-lettered or orphaned) and fix
--- (per key: exact, stored, pending and the difference d = exact - stored - pending). One statement, one snapshot.
+-- $3 the counter's id: CTEs r (the recount, by the contribution formula over the whole source table), t (the
+-- column, in the counter's units), p (what is pending) and fix (per key: exact, stored, pending and the difference
+-- d = exact - stored - pending). One statement, one snapshot.
 CREATE OR REPLACE FUNCTION countercache.drift_sql(c countercache.counter)
 RETURNS text
 LANGUAGE sql STABLE
@@ -235,43 +971,25 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format(
         $q$WITH r AS (
-               SELECT %6$s AS k, sum(s.n) AS n
-                 FROM (SELECT %4$I.%5$I AS f, %7$s AS n FROM %3$I.%4$I AS %4$I
-                        WHERE %4$I.%5$I IS NOT NULL AND (%8$s)) s %9$s
-                WHERE ($1::%11$s IS NULL OR %6$s > $1::%11$s) AND ($2::%11$s IS NULL OR %6$s <= $2::%11$s)
+               SELECT x.k, sum(x.d) AS n FROM (%1$s) x
+                WHERE ($1::%2$s IS NULL OR x.k > $1::%2$s) AND ($2::%2$s IS NULL OR x.k <= $2::%2$s)
                 GROUP BY 1
            ), t AS (
-               SELECT t.%12$I AS k, coalesce(t.%13$I, 0)::numeric * %14$s AS n
-                 FROM %1$I.%2$I t
-                WHERE ($1::%11$s IS NULL OR t.%12$I > $1::%11$s) AND ($2::%11$s IS NULL OR t.%12$I <= $2::%11$s)
+               SELECT t.%5$I AS k, %6$s AS n FROM %3$I.%4$I t
+                WHERE ($1::%2$s IS NULL OR t.%5$I > $1::%2$s) AND ($2::%2$s IS NULL OR t.%5$I <= $2::%2$s)
            ), p AS (
-               SELECT x.k, sum(x.delta) AS n FROM (
-                   SELECT q.%10$I AS k, q.delta FROM countercache.delta q WHERE q.counter_id = $3
-                   UNION ALL
-                   SELECT q.%10$I, q.delta FROM countercache.delta_unlogged q WHERE q.counter_id = $3
-                   UNION ALL
-                   SELECT q.%10$I, q.n FROM countercache.slot q WHERE q.counter_id = $3
-                   UNION ALL
-                   SELECT q.%10$I, q.delta FROM countercache.dead_letter q WHERE q.counter_id = $3
-                   UNION ALL
-                   SELECT q.%10$I, q.delta FROM countercache.orphan q WHERE q.counter_id = $3) x
-                WHERE ($1::%11$s IS NULL OR x.k > $1::%11$s) AND ($2::%11$s IS NULL OR x.k <= $2::%11$s)
+               SELECT q.k, sum(q.amount) AS n FROM (%7$s) q
+                WHERE ($1::%2$s IS NULL OR q.k > $1::%2$s) AND ($2::%2$s IS NULL OR q.k <= $2::%2$s)
                 GROUP BY 1
            ), fix AS (
                SELECT coalesce(r.k, t.k, p.k) AS k, coalesce(r.n, 0) AS exact, t.n AS stored, coalesce(p.n, 0) AS pending,
                       coalesce(r.n, 0) - coalesce(t.n, 0) - coalesce(p.n, 0) AS d
                  FROM r FULL JOIN t ON t.k = r.k FULL JOIN p ON p.k = coalesce(r.k, t.k)
            )$q$,
-        c.target_schema, c.target_table, c.source_schema, c.source_table, c.source_fk,
-        CASE WHEN c.via_table IS NULL THEN 's.f' ELSE format('v.%I', c.via_fk) END,
-        CASE WHEN c.sum_column IS NULL THEN '1'
-             ELSE format('coalesce(%I.%I, 0) * %s', c.source_table, c.sum_column, (10::numeric ^ c.scale)::bigint) END,
-        coalesce(c.condition, 'true'),
-        CASE WHEN c.via_table IS NOT NULL
-             THEN format('JOIN %I.%I v ON v.%I = s.f AND v.%I IS NOT NULL', c.via_schema, c.via_table, c.via_key, c.via_fk)
-             ELSE '' END,
-        CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END, c.key_type,
-        c.target_key, c.target_column, (10::numeric ^ c.scale)::bigint)
+        countercache.contributions_sql(c, format('%I.%I', c.source_schema, c.source_table), 1), c.key_type,
+        c.target_schema, c.target_table, c.target_key,
+        format('coalesce(t.%I, 0)::numeric * %s', c.target_column, (10::numeric ^ c.scale)::bigint),
+        countercache.pending_sql(c))
 $fn$;
 
 -- Target rows whose counter differs from a recount of its source, beyond what is still queued for them (so a lag
@@ -307,7 +1025,7 @@ $fn$;
 -- advisory lock before the statement that takes S, so the second one's S sees the first one's correction.
 -- The counter's dead letters in the range go back to the queue in the same statement (moving an amount keeps the
 -- sum), so a fixed cause is retried. Full argument: docs/architecture.md, "Maintenance is a correction".
-CREATE OR REPLACE FUNCTION countercache.recount_step(counter_id integer, max_targets integer DEFAULT 10000)
+CREATE OR REPLACE FUNCTION countercache.recount_step(counter_id integer, max_targets integer DEFAULT countercache.default_batch_size())
 RETURNS TABLE (done boolean, targets bigint, corrected bigint)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -412,7 +1130,7 @@ $fn$;
 -- no transaction is long and a stopped run resumes where it was, and rolls up after each batch, so that with no
 -- other load the counters read exact when it returns. CALL it outside a transaction block (autocommit).
 -- (A procedure with a SET clause cannot commit, so it pins search_path for each of its transactions itself.)
-CREATE OR REPLACE PROCEDURE countercache.run_recounts(max_targets integer DEFAULT 10000)
+CREATE OR REPLACE PROCEDURE countercache.run_recounts(max_targets integer DEFAULT countercache.default_batch_size())
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
@@ -434,6 +1152,10 @@ BEGIN
     END LOOP;
 END
 $fn$;
+
+
+-- Checks: every problem of a counter's declaration against the database, each with its fix, and the DDL guard that
+-- refuses a schema change that would break an installed counter.
 
 -- Every problem of a counter's declaration against the database as it is now ("@CounterCache on Entity.field: ..."),
 -- each with its fix, in the order the checks meet them (a check that needs a missing table is skipped); no rows when
@@ -592,73 +1314,35 @@ BEGIN
 END
 $fn$;
 
--- Checks a counter against the database, records it in the catalog and adds the counter column when it is missing.
--- Returns true when the counter is new or its definition changed; a recount of it is then requested (see
--- request_recount): the changelog runs it after the triggers are in place, in batches that writers never wait for.
-DROP FUNCTION IF EXISTS countercache.define_counter(integer, text, text, name, name, name, text, name, text, name,
-                                                    name, name, text, name, text);
-DROP FUNCTION IF EXISTS countercache.define_counter(integer, text, text, name, name, name, text, name, text, name,
-                                                    name, name, text, name, text, integer, text);
-CREATE OR REPLACE FUNCTION countercache.define_counter(
-    id integer, name text, declared_by text,
-    target_schema name, target_table name, target_key name, key_type text, target_column name, column_type text,
-    source_schema name, source_table name, source_fk name, condition text, sum_column name,
-    strategy text, slots integer, definition_hash text,
-    via_schema name DEFAULT NULL, via_table name DEFAULT NULL, via_key name DEFAULT NULL,
-    via_key_type text DEFAULT NULL, via_fk name DEFAULT NULL, scale integer DEFAULT 0)
-RETURNS boolean
-LANGUAGE plpgsql
+-- The counters whose triggers are not all in place on these tables (schema.table as %I quotes; all tables when
+-- NULL): a trigger missing, disabled, firing for replicas only, or calling another function than the library's.
+-- Any of these would let writes go uncounted without an error.
+CREATE OR REPLACE FUNCTION countercache.trigger_problems(tables text[] DEFAULT NULL)
+RETURNS TABLE (counter text, problem text, fix text)
+LANGUAGE sql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-DECLARE
-    t regtype;
-    old_hash text;
-    first record;
-    guard text := coalesce(current_setting('countercache.ddl_guard', true), '');
-BEGIN
-    SELECT * INTO first FROM countercache.counter_problems(declared_by, target_schema, target_table, target_key,
-        key_type, target_column, column_type, source_schema, source_table, source_fk, condition, sum_column, strategy,
-        slots, via_schema, via_table, via_key, via_key_type, via_fk, scale) LIMIT 1;
-    IF FOUND THEN
-        RAISE EXCEPTION '%', first.problem USING HINT = first.fix, ERRCODE = 'invalid_parameter_value';
-    END IF;
-    -- the counter's own column is not a schema change the DDL guard should stop
-    PERFORM set_config('countercache.ddl_guard', 'off', true);
-    t := countercache.column_type(target_schema, target_table, target_column);
-    IF t IS NULL THEN
-        EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I %s NOT NULL DEFAULT 0',
-            target_schema, target_table, target_column, column_type);   -- column_type: checked above
-    ELSIF NOT EXISTS (SELECT 1 FROM pg_attrdef ad JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
-                       WHERE a.attrelid = to_regclass(format('%I.%I', target_schema, target_table))
-                         AND a.attname = target_column) THEN
-        -- Hibernate never inserts the counter column, so new rows must start from a default.
-        EXECUTE format('ALTER TABLE %I.%I ALTER COLUMN %I SET DEFAULT 0', target_schema, target_table, target_column);
-    END IF;
-    PERFORM set_config('countercache.ddl_guard', guard, true);
-
-    SELECT k.definition_hash INTO old_hash FROM countercache.counter k WHERE k.id = define_counter.id;
-    IF old_hash IS NOT DISTINCT FROM definition_hash THEN
-        RETURN false;
-    END IF;
-    INSERT INTO countercache.counter AS k (id, name, declared_by, target_schema, target_table, target_key, key_type,
-                                          target_column, source_schema, source_table, source_fk, condition,
-                                          sum_column, strategy, slots, definition_hash,
-                                          via_schema, via_table, via_key, via_key_type, via_fk, scale)
-    VALUES (id, name, declared_by, target_schema, target_table, target_key, key_type,
-            target_column, source_schema, source_table, source_fk, condition, sum_column, strategy, slots,
-            definition_hash, via_schema, via_table, via_key, via_key_type, via_fk, scale)
-    ON CONFLICT ON CONSTRAINT counter_pkey DO UPDATE
-       SET name = excluded.name, declared_by = excluded.declared_by,
-           target_schema = excluded.target_schema, target_table = excluded.target_table,
-           target_key = excluded.target_key, key_type = excluded.key_type, target_column = excluded.target_column,
-           source_schema = excluded.source_schema, source_table = excluded.source_table,
-           source_fk = excluded.source_fk, condition = excluded.condition, sum_column = excluded.sum_column,
-           strategy = excluded.strategy, slots = excluded.slots, definition_hash = excluded.definition_hash,
-           via_schema = excluded.via_schema, via_table = excluded.via_table, via_key = excluded.via_key,
-           via_key_type = excluded.via_key_type, via_fk = excluded.via_fk, scale = excluded.scale, defined_at = now();
-    PERFORM countercache.request_recount(define_counter.id);
-    RETURN true;
-END
+    SELECT k.name,
+           format('@CounterCache on %s: %s of %I.%I: %s', k.declared_by,
+                  CASE x.kind WHEN 'capture' THEN 'capture triggers' WHEN 'target' THEN 'target triggers'
+                              ELSE 'path triggers' END, x.s, x.t,
+                  string_agg(format('%I %s', s.name, CASE WHEN tg.oid IS NULL THEN 'is missing'
+                                                          WHEN tg.tgenabled = 'D' THEN 'is disabled'
+                                                          WHEN tg.tgenabled = 'R' THEN 'fires for replicas only'
+                                                          ELSE 'calls another function' END), ', ' ORDER BY s.name)),
+           format('rebuild them as the migrator: SELECT countercache.install_triggers(%L, %L); applying the '
+                  'countercache changelog does the same', x.s, x.t)
+      FROM countercache.counter k
+     CROSS JOIN LATERAL (VALUES ('capture', k.source_schema, k.source_table), ('target', k.target_schema, k.target_table),
+                                ('via', k.via_schema, k.via_table)) AS x(kind, s, t)
+      JOIN countercache.trigger_specs() s ON s.kind = x.kind
+      LEFT JOIN pg_trigger tg ON tg.tgrelid = to_regclass(format('%I.%I', x.s, x.t)) AND tg.tgname = s.name
+     WHERE x.t IS NOT NULL AND to_regclass(format('%I.%I', x.s, x.t)) IS NOT NULL
+       AND (tables IS NULL OR format('%I.%I', x.s, x.t) = ANY (tables))
+       AND (tg.oid IS NULL OR tg.tgenabled NOT IN ('O', 'A')
+            OR tg.tgfoid IS DISTINCT FROM to_regprocedure(
+                   format('countercache.%I()', countercache.trigger_function(x.kind, x.s, x.t))))
+     GROUP BY k.name, k.declared_by, x.kind, x.s, x.t
 $fn$;
 
 -- The problems of the installed counters with the database as it is now (as counter_problems finds them, plus a
@@ -695,6 +1379,8 @@ AS $fn$
           FROM k
          WHERE to_regclass(format('%I.%I', k.target_schema, k.target_table)) IS NOT NULL
            AND countercache.column_type(k.target_schema, k.target_table, k.target_column) IS NULL
+        UNION ALL
+        SELECT t.counter, t.problem, t.fix FROM countercache.trigger_problems(tables) t
     )
     SELECT f.name, f.problem, f.fix FROM found f ORDER BY f.name, f.problem
 $fn$;
@@ -763,134 +1449,13 @@ BEGIN
 END
 $guard$;
 
--- Records that the changelog named changelog installs exactly the counters in keep, and forgets every other counter
--- of that changelog (or of none, installed before changelogs had names): its queued, slotted, dead-lettered and
--- orphaned deltas, its recount, its catalog row, and the triggers of tables that no longer feed or hold any counter.
--- Counters of other changelogs are left alone, so several changelogs (modules, services) share one database. Counter
--- columns are left in place: dropping data is the user's call. Returns how many tables lost their triggers.
-DROP FUNCTION IF EXISTS countercache.prune(text[]);
-CREATE OR REPLACE FUNCTION countercache.prune(changelog text, keep text[])
-RETURNS integer
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-DECLARE
-    removed integer := 0;
-    s record;
-    tg text;
-BEGIN
-    UPDATE countercache.counter k SET changelog = prune.changelog
-     WHERE k.name = ANY (keep) AND k.changelog IS DISTINCT FROM prune.changelog;
-    PERFORM countercache.forget(ARRAY(SELECT k.id FROM countercache.counter k
-                                       WHERE NOT (k.name = ANY (keep)) AND k.changelog IN (prune.changelog, '')));
-    -- every trigger of the library calls a function of this schema named capture_... (sources) or target_...
-    FOR s IN
-        SELECT n.nspname, c.relname, p.oid::regprocedure AS fn,
-               array_agg(tg.tgname ORDER BY tg.tgname) AS triggers
-          FROM pg_trigger tg
-          JOIN pg_proc p ON p.oid = tg.tgfoid
-          JOIN pg_class c ON c.oid = tg.tgrelid
-          JOIN pg_namespace n ON n.oid = c.relnamespace
-         WHERE p.pronamespace = 'countercache'::regnamespace
-           AND ((p.proname LIKE 'capture\_%'
-                 AND NOT EXISTS (SELECT 1 FROM countercache.counter k
-                                  WHERE k.source_schema = n.nspname AND k.source_table = c.relname))
-             OR (p.proname LIKE 'target\_%'
-                 AND NOT EXISTS (SELECT 1 FROM countercache.counter k
-                                  WHERE k.target_schema = n.nspname AND k.target_table = c.relname))
-             OR (p.proname LIKE 'via\_%'
-                 AND NOT EXISTS (SELECT 1 FROM countercache.counter k
-                                  WHERE k.via_schema = n.nspname AND k.via_table = c.relname)))
-         GROUP BY n.nspname, c.relname, p.oid
-    LOOP
-        FOREACH tg IN ARRAY s.triggers LOOP
-            EXECUTE format('DROP TRIGGER %I ON %I.%I', tg, s.nspname, s.relname);
-        END LOOP;
-        removed := removed + 1;
-    END LOOP;
-    PERFORM countercache.drop_unused_trigger_functions();
-    RETURN removed;
-END
-$fn$;
-
--- Forgets these counters: their catalog rows, queued (both queues), slotted, dead-lettered and orphaned deltas, and
--- recounts. Their columns stay: dropping data is the user's call.
-CREATE OR REPLACE FUNCTION countercache.forget(counter_ids integer[])
-RETURNS void
-LANGUAGE sql
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    WITH gone AS (
-        DELETE FROM countercache.counter k WHERE k.id = ANY (counter_ids) RETURNING k.id
-    ), dead AS (
-        DELETE FROM countercache.dead_letter x USING gone WHERE x.counter_id = gone.id
-    ), orphans AS (
-        DELETE FROM countercache.orphan x USING gone WHERE x.counter_id = gone.id
-    ), jobs AS (
-        DELETE FROM countercache.recount_job x USING gone WHERE x.counter_id = gone.id
-    ), unlogged AS (
-        DELETE FROM countercache.delta_unlogged x USING gone WHERE x.counter_id = gone.id
-    ), slots AS (
-        DELETE FROM countercache.slot x USING gone WHERE x.counter_id = gone.id
-    )
-    DELETE FROM countercache.delta q USING gone WHERE q.counter_id = gone.id
-$fn$;
-
--- Drops the library's trigger functions that no trigger uses any more (their table lost its counters, or the
--- function was renamed).
-CREATE OR REPLACE FUNCTION countercache.drop_unused_trigger_functions()
-RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-DECLARE
-    s record;
-BEGIN
-    FOR s IN
-        SELECT p.oid::regprocedure AS fn FROM pg_proc p
-         WHERE p.pronamespace = 'countercache'::regnamespace
-           AND (p.proname LIKE 'capture\_%' OR p.proname LIKE 'target\_%' OR p.proname LIKE 'via\_%')
-           AND NOT EXISTS (SELECT 1 FROM pg_trigger tg WHERE tg.tgfoid = p.oid)
-    LOOP
-        EXECUTE format('DROP FUNCTION %s', s.fn);
-    END LOOP;
-END
-$fn$;
-
--- The rollback of one changeset of a table (Liquibase runs them in reverse): drops the table's triggers of one kind
--- (capture, target or via) and, for a source, forgets its counters as prune does (their queued, slotted, parked and
--- orphaned deltas, recounts, catalog rows). Counter columns stay. Applying the changeset again defines the counters
--- anew, so they are recounted.
-CREATE OR REPLACE FUNCTION countercache.uninstall(kind text, tbl_schema name, tbl name, counter_ids integer[])
-RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-DECLARE
-    s record;
-BEGIN
-    IF kind NOT IN ('capture', 'target', 'via') THEN
-        RAISE EXCEPTION 'countercache.uninstall: kind must be capture, target or via, not %', kind
-            USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    PERFORM countercache.forget(counter_ids);
-    FOR s IN
-        SELECT tg.tgname FROM pg_trigger tg JOIN pg_proc p ON p.oid = tg.tgfoid
-         WHERE tg.tgrelid = to_regclass(format('%I.%I', tbl_schema, tbl))
-           AND p.pronamespace = 'countercache'::regnamespace AND p.proname LIKE kind || '\_%'
-    LOOP
-        EXECUTE format('DROP TRIGGER %I ON %I.%I', s.tgname, tbl_schema, tbl);
-    END LOOP;
-    PERFORM countercache.drop_unused_trigger_functions();
-END
-$fn$;
+-- The rollup: claims queued deltas, folds them per target row and applies them, one statement per target table.
 
 -- The statement that applies claimed deltas to one target table (see rollup_report). The claimed rows come as arrays
 -- ($1 ids, $2 counters, $3 bigint keys, $4 uuid keys, $5 deltas, $6 enqueue times); $7 the counters of this table to
 -- apply, $8 one key (as text) to restrict to, or NULL. Deltas of busy rows go back to the queue under their own ids.
 -- It returns one jsonb array: per counter, the deltas it consumed (n) and, when with_keys, the keys it touched (k).
 -- One value, so that a statement that fails part way has reported nothing.
-DROP FUNCTION IF EXISTS countercache.apply_sql(name, name, name, text, integer[], name[], boolean);
 CREATE OR REPLACE FUNCTION countercache.apply_sql(target_schema name, target_table name, target_key name,
                                                   key_type text, counters integer[], columns name[],
                                                   scales integer[], with_keys boolean)
@@ -972,9 +1537,7 @@ $fn$;
 -- older delta of the same counter and target is still queued (another round holds it): then they go back to the
 -- queue under their own ids, to be applied after it. Transient failures (deadlock, serialization, lock timeout,
 -- resources, shutdown) abort the round.
-DROP FUNCTION IF EXISTS countercache.rollup_report(integer);
-DROP FUNCTION IF EXISTS countercache.apply_sql(name, name, name, text, integer[], name[]);
-CREATE OR REPLACE FUNCTION countercache.rollup_report(max_deltas integer DEFAULT 10000, with_keys boolean DEFAULT true)
+CREATE OR REPLACE FUNCTION countercache.rollup_report(max_deltas integer DEFAULT countercache.default_batch_size(), with_keys boolean DEFAULT true)
 RETURNS TABLE (counter_id integer, consumed bigint, target_ids bigint[], target_uuids uuid[])
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -1181,6 +1744,32 @@ AS $fn$
     SELECT left(state, 2) IN ('40', '53', '57', '58', '08') OR state IN ('55P03', '55006')
 $fn$;
 
+-- Applies at most max_deltas queued deltas and returns how many it consumed (0 when there is nothing to do).
+CREATE OR REPLACE FUNCTION countercache.rollup(max_deltas integer DEFAULT countercache.default_batch_size())
+RETURNS bigint
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT coalesce(sum(r.consumed), 0)::bigint FROM countercache.rollup_report(max_deltas, false) r
+$fn$;
+
+-- The state of the queue, for workers, health checks and tools: deltas waiting (in either queue, and non-zero
+-- slots), the age of the oldest queued delta (0 when the queues are empty), and dead letters.
+CREATE OR REPLACE FUNCTION countercache.queue_state()
+RETURNS TABLE (depth bigint, oldest_seconds double precision, dead_letters bigint)
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT count(*) + (SELECT count(*) FROM countercache.slot s WHERE s.n <> 0),
+           coalesce(extract(epoch FROM now() - min(q.enqueued_at)), 0)::double precision,
+           (SELECT count(*) FROM countercache.dead_letter)
+      FROM (SELECT d.enqueued_at FROM countercache.delta d
+            UNION ALL SELECT u.enqueued_at FROM countercache.delta_unlogged u) q
+$fn$;
+
+-- Upkeep between rollups: orphans whose target row appeared, the unlogged queue's crash check, slots flushed to
+-- the queue and pruned.
+
 -- Moves orphaned deltas whose target row now exists back to the queue, and folds the others (one row per counter and
 -- key; a key whose orphans sum to zero is forgotten). Orphans are claimed with FOR UPDATE SKIP LOCKED like the queue.
 CREATE OR REPLACE FUNCTION countercache.adopt_orphans(max_rows integer)
@@ -1292,7 +1881,7 @@ $fn$;
 
 -- Deletes at most max_rows zeroed slots that no writer holds (a target's slots come back with its next writes), so
 -- the slot table holds the targets written lately, not every target ever written. Returns how many went.
-CREATE OR REPLACE FUNCTION countercache.prune_slots(max_rows integer DEFAULT 10000)
+CREATE OR REPLACE FUNCTION countercache.prune_slots(max_rows integer DEFAULT countercache.default_batch_size())
 RETURNS bigint
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
@@ -1306,67 +1895,8 @@ AS $fn$
     SELECT count(*) FROM gone
 $fn$;
 
--- Applies at most max_deltas queued deltas and returns how many it consumed (0 when there is nothing to do).
-CREATE OR REPLACE FUNCTION countercache.rollup(max_deltas integer DEFAULT 10000)
-RETURNS bigint
-LANGUAGE sql
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT coalesce(sum(r.consumed), 0)::bigint FROM countercache.rollup_report(max_deltas, false) r
-$fn$;
-
--- The state of the queue, for workers, health checks and tools: deltas waiting (in either queue, and non-zero
--- slots), the age of the oldest queued delta (0 when the queues are empty), and dead letters.
-CREATE OR REPLACE FUNCTION countercache.queue_state()
-RETURNS TABLE (depth bigint, oldest_seconds double precision, dead_letters bigint)
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT count(*) + (SELECT count(*) FROM countercache.slot s WHERE s.n <> 0),
-           coalesce(extract(epoch FROM now() - min(q.enqueued_at)), 0)::double precision,
-           (SELECT count(*) FROM countercache.dead_letter)
-      FROM (SELECT d.enqueued_at FROM countercache.delta d
-            UNION ALL SELECT u.enqueued_at FROM countercache.delta_unlogged u) q
-$fn$;
-
 -- Limit counters (Cybertec's "concurrent counting"): at most N admissions per key per period, exactly, under any
--- concurrency. One row per limit, key and period counts what was admitted and what was attempted; an admission is
--- one INSERT ... ON CONFLICT DO UPDATE of that row, so it locks that row only and different keys never wait for each
--- other. The limit in force is read after a shared advisory lock that a change of the limit takes exclusively, so an
--- admission either sees a committed change or the change waits for it: every admission is judged against the limit in
--- force when it is made, and the count it checks is the locked row's latest.
-CREATE TABLE IF NOT EXISTS countercache.limit_def (
-    name            text        PRIMARY KEY,
-    period          interval    NOT NULL CHECK (period OPERATOR(pg_catalog.>) interval '0'),
-    time_zone       text        NOT NULL DEFAULT 'UTC',
-    default_limit   bigint      NOT NULL CHECK (default_limit OPERATOR(pg_catalog.>=) 0),
-    retention       integer     NOT NULL DEFAULT 2 CHECK (retention OPERATOR(pg_catalog.>=) 1),   -- past periods kept, besides the current one
-    declared_by     text,
-    definition_hash text,
-    defined_at      timestamptz NOT NULL DEFAULT pg_catalog.now()
-);
-ALTER TABLE countercache.limit_def ADD COLUMN IF NOT EXISTS changelog text NOT NULL DEFAULT '';
-
--- Limits of single keys that differ from the default, each for a time range; no two ranges of one key overlap.
-CREATE TABLE IF NOT EXISTS countercache.limit_key (
-    limit_name text      NOT NULL REFERENCES countercache.limit_def (name) ON DELETE CASCADE,
-    key        text      NOT NULL,
-    max_admits bigint    NOT NULL CHECK (max_admits OPERATOR(pg_catalog.>=) 0),
-    valid      tstzrange NOT NULL CHECK (NOT pg_catalog.isempty(valid)),
-    PRIMARY KEY (limit_name, key, valid)
-);
-
--- The counts: fillfactor leaves room on each page for the updates of a row to stay HOT.
-CREATE TABLE IF NOT EXISTS countercache.limit_usage (
-    limit_name    text        NOT NULL,
-    key           text        NOT NULL,
-    period_start  timestamptz NOT NULL,
-    admitted      bigint      NOT NULL,
-    attempted     bigint      NOT NULL,
-    last_admitted boolean     NOT NULL,   -- whether the latest attempt was admitted
-    max_admits    bigint      NOT NULL,   -- the limit the latest attempt was judged against
-    PRIMARY KEY (limit_name, key, period_start)
-) WITH (fillfactor = 70);
+-- concurrency; the tables and the argument are in upgrade/001-tables.sql.
 
 -- The advisory lock keys of a limit (whole) and of one of its keys.
 CREATE OR REPLACE FUNCTION countercache.limit_lock(limit_name text, key text)
@@ -1556,7 +2086,7 @@ CREATE OR REPLACE VIEW countercache.limit_usage_report AS
       JOIN countercache.limit_def l ON l.name = u.limit_name;
 
 -- Deletes the counts of periods older than each limit's retention, in batches of max_rows; returns how many went.
-CREATE OR REPLACE FUNCTION countercache.prune_limit_usage(max_rows integer DEFAULT 10000)
+CREATE OR REPLACE FUNCTION countercache.prune_limit_usage(max_rows integer DEFAULT countercache.default_batch_size())
 RETURNS bigint
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
@@ -1573,7 +2103,6 @@ $fn$;
 
 -- Records that the changelog named changelog declares exactly the limits in keep, and forgets every other limit of
 -- that changelog (or of none), with its key limits and counts; other changelogs' limits stay. Returns how many went.
-DROP FUNCTION IF EXISTS countercache.prune_limits(text[]);
 CREATE OR REPLACE FUNCTION countercache.prune_limits(changelog text, keep text[])
 RETURNS integer
 LANGUAGE sql
@@ -1592,6 +2121,119 @@ AS $fn$
     SELECT count(*)::integer FROM gone
 $fn$;
 
+-- The read side of the public SQL API: what tools, workers and applications read instead of the library's tables
+-- (docs/architecture.md, "The SQL API", lists every function users call). The library's Java code names no table of
+-- this schema; it calls these. Those an application may call run SECURITY DEFINER, so it needs EXECUTE on them and no
+-- right on the tables they read.
+
+-- The installed counters, with whether each counter column exists.
+CREATE OR REPLACE FUNCTION countercache.counters()
+RETURNS TABLE (id integer, name text, declared_by text, target_schema name, target_table name, target_key name,
+               key_type text, target_column name, column_exists boolean, source_schema name, source_table name,
+               source_fk name, condition text, sum_column name, strategy text, slots integer, scale integer,
+               via_schema name, via_table name, via_key name, via_fk name, definition_hash text, changelog text)
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT k.id, k.name, k.declared_by, k.target_schema, k.target_table, k.target_key, k.key_type, k.target_column,
+           countercache.column_type(k.target_schema, k.target_table, k.target_column) IS NOT NULL,
+           k.source_schema, k.source_table, k.source_fk, k.condition, k.sum_column, k.strategy, k.slots, k.scale,
+           k.via_schema, k.via_table, k.via_key, k.via_fk, k.definition_hash, k.changelog
+      FROM countercache.counter k
+     ORDER BY k.name
+$fn$;
+
+-- The installed limit counters.
+CREATE OR REPLACE FUNCTION countercache.limits()
+RETURNS TABLE (name text, period interval, default_limit bigint, time_zone text, retention integer, changelog text)
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT l.name, l.period, l.default_limit, l.time_zone, l.retention, l.changelog
+      FROM countercache.limit_def l
+     ORDER BY l.name
+$fn$;
+
+-- Read-your-writes: the exact values of one counter for these target keys (ids for integer and bigint keys, uuids for
+-- uuid keys), the column plus what is pending for it, in the counter's own scale. One statement, so one snapshot:
+-- every committed rollup is seen either in the column or in what is pending, never in both and never in neither; in
+-- the caller's transaction it sees the caller's own writes. Keys of rows that do not exist are absent.
+CREATE OR REPLACE FUNCTION countercache.exact(counter_id integer, ids bigint[] DEFAULT NULL, uuids uuid[] DEFAULT NULL)
+RETURNS TABLE (target_id bigint, target_uuid uuid, value numeric)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    c countercache.counter := countercache.counter_of(exact.counter_id, 'countercache.exact');
+BEGIN
+    RETURN QUERY EXECUTE format(
+        $q$SELECT %1$s, %2$s, (coalesce(t.%3$I, 0)::numeric + coalesce(p.n, 0) / %4$s)
+             FROM %5$I.%6$I t
+             LEFT JOIN (SELECT q.k, sum(q.amount) AS n FROM (%7$s) q WHERE q.k = ANY (%9$s) GROUP BY q.k) p
+                    ON p.k = t.%8$I
+            WHERE t.%8$I = ANY (%9$s)$q$,
+        CASE WHEN c.key_type = 'uuid' THEN 'NULL::bigint' ELSE format('t.%I::bigint', c.target_key) END,
+        CASE WHEN c.key_type = 'uuid' THEN format('t.%I', c.target_key) ELSE 'NULL::uuid' END,
+        c.target_column, (10::numeric ^ c.scale)::bigint, c.target_schema, c.target_table,
+        countercache.pending_sql(c), c.target_key, CASE WHEN c.key_type = 'uuid' THEN '$2' ELSE '$1' END)
+        USING ids, uuids;
+END
+$fn$;
+
+-- Per counter: deltas waiting (queued in either queue, and non-zero slots) and the age of the oldest, dead letters,
+-- orphans, whether a recount runs and how far it has come, and whether all its triggers are in place.
+CREATE OR REPLACE FUNCTION countercache.status()
+RETURNS TABLE (counter_id integer, name text, declared_by text, strategy text, waiting bigint,
+               oldest_seconds double precision, dead_letters bigint, orphans bigint, recounting boolean,
+               recount_targets bigint, triggers_ok boolean)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    c countercache.counter;
+BEGIN
+    FOR c IN SELECT * FROM countercache.counter k ORDER BY k.name LOOP
+        counter_id := c.id; name := c.name; declared_by := c.declared_by; strategy := c.strategy;
+        EXECUTE format($q$SELECT count(*) FILTER (WHERE p.place IN ('queue', 'unlogged queue')
+                                                     OR (p.place = 'slot' AND p.amount <> 0)),
+                                 coalesce(extract(epoch FROM now() - min(p.since)
+                                          FILTER (WHERE p.place IN ('queue', 'unlogged queue'))), 0)::float8,
+                                 count(*) FILTER (WHERE p.place = 'dead letter'),
+                                 count(*) FILTER (WHERE p.place = 'orphan')
+                            FROM (%s) p$q$, countercache.pending_sql(c))
+            INTO waiting, oldest_seconds, dead_letters, orphans;
+        SELECT true, j.targets INTO recounting, recount_targets FROM countercache.recount_job j WHERE j.counter_id = c.id;
+        recounting := coalesce(recounting, false);
+        recount_targets := coalesce(recount_targets, 0);
+        triggers_ok := NOT EXISTS (SELECT FROM countercache.trigger_problems() t WHERE t.counter = c.name);
+        RETURN NEXT;
+    END LOOP;
+END
+$fn$;
+
+-- The lowest and highest id in the queues (both NULL when they are empty): a drain waits until every delta queued
+-- before it began is gone.
+CREATE OR REPLACE FUNCTION countercache.queue_bounds()
+RETURNS TABLE (first_id bigint, last_id bigint)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT least((SELECT min(d.id) FROM countercache.delta d), (SELECT min(u.id) FROM countercache.delta_unlogged u)),
+           greatest((SELECT max(d.id) FROM countercache.delta d), (SELECT max(u.id) FROM countercache.delta_unlogged u))
+$fn$;
+
+-- One batch of the oldest requested recount (see recount_step): the counter, whether it is done, and how many target
+-- rows it checked and corrected; no row when no recount is requested.
+CREATE OR REPLACE FUNCTION countercache.recount_next(max_targets integer DEFAULT countercache.default_batch_size())
+RETURNS TABLE (counter_id integer, done boolean, targets bigint, corrected bigint)
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT j.counter_id, s.done, s.targets, s.corrected
+      FROM (SELECT j.counter_id FROM countercache.recount_job j ORDER BY j.requested_at, j.counter_id LIMIT 1) j,
+           countercache.recount_step(j.counter_id, max_targets) s
+$fn$;
+
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
 REVOKE ALL ON SCHEMA countercache FROM PUBLIC;
@@ -1600,12 +2242,12 @@ REVOKE ALL ON ALL SEQUENCES IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL PROCEDURES IN SCHEMA countercache FROM PUBLIC;
 
--- Which schema.sql this is, so that a boot check can tell an installation made by another version.
-CREATE OR REPLACE FUNCTION countercache.schema_version()
+-- Which library installed these functions, so that a boot check can tell another one's.
+CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '37c9d44c69e856ca' $fn$;
+AS $fn$ SELECT 'f79bf81b720ca3b1' $fn$;
 -- rollback DO $rollback$ BEGIN IF NOT EXISTS (SELECT FROM countercache.counter) AND NOT EXISTS (SELECT FROM countercache.limit_def) THEN DROP SCHEMA countercache CASCADE; END IF; END $rollback$;
 
 -- changeset countercache:countercache-check runOnChange:true splitStatements:false rollbackSplitStatements:false
@@ -1623,13 +2265,6 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 
 -- changeset countercache:countercache-source-public.post runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters fed by public.post: Topic.publishedPosts
-SELECT countercache.fail('Topic.publishedPosts', pg_catalog.format('source table public.post also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
-    'generate every counter of one table into one changelog (or remove them from the other first)')
-  FROM countercache.counter k
- WHERE k.source_schema OPERATOR(pg_catalog.=) 'public' AND k.source_table OPERATOR(pg_catalog.=) 'post'
-   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['io.countercache.example.boot', ''])
-HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
--- Keeps writers of public.post out until commit (milliseconds: recounts run later), so that each write is counted by either the old triggers or the new ones.
 SELECT countercache.fail('Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass('"public"."post"') IS NULL;
@@ -1644,120 +2279,12 @@ SELECT countercache.define_counter(
     strategy => 'queue', slots => 0,
     definition_hash => '2055b04c73844508f4a7e2be');
 
-CREATE OR REPLACE FUNCTION countercache."capture_public_post_6774e0d8"()
-RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
-AS $capture$
-#variable_conflict use_column
-BEGIN
-    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'post' THEN
-        RAISE EXCEPTION 'countercache: % serves public.post only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
-            USING ERRCODE = 'insufficient_privilege';
-    END IF;
-    IF TG_OP = 'INSERT' THEN
-        INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT /* @CounterCache on Topic.publishedPosts */ 53258456 AS c, "post"."topic_id" AS k, 1 AS d FROM countercache_new AS "post" WHERE "post"."topic_id" IS NOT NULL AND (published)
-        ) s GROUP BY c, k HAVING sum(d) <> 0;
-    ELSIF TG_OP = 'DELETE' THEN
-        INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT /* @CounterCache on Topic.publishedPosts */ 53258456 AS c, "post"."topic_id" AS k, -1 AS d FROM countercache_old AS "post" WHERE "post"."topic_id" IS NOT NULL AND (published)
-        ) s GROUP BY c, k HAVING sum(d) <> 0;
-    ELSIF TG_OP = 'UPDATE' THEN
-        INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT /* @CounterCache on Topic.publishedPosts */ 53258456 AS c, "post"."topic_id" AS k, 1 AS d FROM countercache_new AS "post" WHERE "post"."topic_id" IS NOT NULL AND (published)
-            UNION ALL
-            SELECT /* @CounterCache on Topic.publishedPosts */ 53258456 AS c, "post"."topic_id" AS k, -1 AS d FROM countercache_old AS "post" WHERE "post"."topic_id" IS NOT NULL AND (published)
-        ) s GROUP BY c, k HAVING sum(d) <> 0;
-    ELSIF TG_OP = 'TRUNCATE' THEN
-        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
-        PERFORM countercache.require_read_committed('TRUNCATE of public.post',
-            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
-        INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT /* @CounterCache on Topic.publishedPosts */ 53258456 AS c, "post"."topic_id" AS k, -1 AS d FROM "public"."post" AS "post" WHERE "post"."topic_id" IS NOT NULL AND (published)
-        ) s GROUP BY c, k HAVING sum(d) <> 0;
-    END IF;
-    RETURN NULL;
-END
-$capture$;
-REVOKE ALL ON FUNCTION countercache."capture_public_post_6774e0d8"() FROM PUBLIC;
-
-CREATE OR REPLACE TRIGGER countercache_insert AFTER INSERT ON "public"."post"
-    REFERENCING NEW TABLE AS countercache_new
-    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_post_6774e0d8"();
-CREATE OR REPLACE TRIGGER countercache_update AFTER UPDATE ON "public"."post"
-    REFERENCING OLD TABLE AS countercache_old NEW TABLE AS countercache_new
-    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_post_6774e0d8"();
-CREATE OR REPLACE TRIGGER countercache_delete AFTER DELETE ON "public"."post"
-    REFERENCING OLD TABLE AS countercache_old
-    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_post_6774e0d8"();
-CREATE OR REPLACE TRIGGER countercache_truncate BEFORE TRUNCATE ON "public"."post"
-    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_post_6774e0d8"();
+SELECT countercache.install_triggers('public', 'post');
 -- rollback SELECT countercache.uninstall('capture', 'public', 'post', ARRAY[53258456]::integer[]);
 
 -- changeset countercache:countercache-target-public.topic runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.topic: Topic.publishedPosts
-SELECT countercache.fail('Topic.publishedPosts', pg_catalog.format('target table public.topic also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
-    'generate every counter of one table into one changelog (or remove them from the other first)')
-  FROM countercache.counter k
- WHERE k.target_schema OPERATOR(pg_catalog.=) 'public' AND k.target_table OPERATOR(pg_catalog.=) 'topic'
-   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['io.countercache.example.boot', ''])
-HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
-CREATE OR REPLACE FUNCTION countercache."target_public_topic_57210d12"()
-RETURNS trigger
-LANGUAGE plpgsql
-SECURITY DEFINER
-SET search_path = pg_catalog, pg_temp
-AS $target$
-BEGIN
-    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'topic' THEN
-        RAISE EXCEPTION 'countercache: % serves public.topic only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
-            USING ERRCODE = 'insufficient_privilege';
-    END IF;
-    IF TG_OP = 'INSERT' THEN
-        INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT c, k, d FROM (
-            SELECT 53258456 AS c, r."id" AS k, -coalesce(r."published_posts", 0)::bigint AS d FROM countercache_new AS r
-        ) s WHERE d <> 0;
-    ELSIF TG_OP = 'DELETE' THEN
-        INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT c, k, d FROM (
-            SELECT 53258456 AS c, r."id" AS k, coalesce(r."published_posts", 0)::bigint AS d FROM countercache_old AS r
-        ) s WHERE d <> 0;
-    ELSIF TG_OP = 'UPDATE' THEN
-        -- the key changed (a row trigger, only then): the old key gets its values back
-        INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT c, k, d FROM (VALUES
-            (53258456, OLD."id", coalesce(OLD."published_posts", 0)::bigint), (53258456, NEW."id", -coalesce(NEW."published_posts", 0)::bigint)
-        ) v(c, k, d) WHERE d <> 0;
-    ELSIF TG_OP = 'TRUNCATE' THEN
-        PERFORM countercache.require_read_committed('TRUNCATE of public.topic',
-            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
-        INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT c, k, d FROM (
-            SELECT 53258456 AS c, r."id" AS k, coalesce(r."published_posts", 0)::bigint AS d FROM "public"."topic" AS r
-        ) s WHERE d <> 0;
-    END IF;
-    RETURN NULL;
-END
-$target$;
-REVOKE ALL ON FUNCTION countercache."target_public_topic_57210d12"() FROM PUBLIC;
-
-CREATE OR REPLACE TRIGGER countercache_target_insert AFTER INSERT ON "public"."topic"
-    REFERENCING NEW TABLE AS countercache_new
-    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_topic_57210d12"();
-CREATE OR REPLACE TRIGGER countercache_target_delete AFTER DELETE ON "public"."topic"
-    REFERENCING OLD TABLE AS countercache_old
-    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_topic_57210d12"();
-CREATE OR REPLACE TRIGGER countercache_target_key AFTER UPDATE OF "id" ON "public"."topic"
-    FOR EACH ROW WHEN (OLD."id" IS DISTINCT FROM NEW."id") EXECUTE FUNCTION countercache."target_public_topic_57210d12"();
-CREATE OR REPLACE TRIGGER countercache_target_truncate BEFORE TRUNCATE ON "public"."topic"
-    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_topic_57210d12"();
+SELECT countercache.install_triggers('public', 'topic');
 -- rollback SELECT countercache.uninstall('target', 'public', 'topic', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-prune runOnChange:true splitStatements:false rollbackSplitStatements:false

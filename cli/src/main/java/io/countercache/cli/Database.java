@@ -40,7 +40,7 @@ final class Database {
             p.setProperty("options", "-c search_path=pg_catalog,pg_temp");   // nothing planted resolves first
             Connection c = DriverManager.getConnection(url, p);
             try (var st = c.createStatement();
-                 var rs = st.executeQuery("SELECT pg_catalog.to_regclass('countercache.counter') IS NOT NULL")) {
+                 var rs = st.executeQuery("SELECT pg_catalog.to_regprocedure('countercache.installed_version()') IS NOT NULL")) {
                 rs.next();
                 if (!rs.getBoolean(1)) {
                     c.close();
@@ -58,7 +58,7 @@ final class Database {
     static List<Object[]> counters(Connection c, String only) throws SQLException {
         List<Object[]> all = new ArrayList<>();
         try (var st = c.createStatement();
-             var rs = st.executeQuery("SELECT id, name FROM countercache.counter ORDER BY name")) {
+             var rs = st.executeQuery("SELECT k.id, k.name FROM countercache.counters() k")) {
             while (rs.next()) {
                 all.add(new Object[]{rs.getInt(1), rs.getString(2)});
             }

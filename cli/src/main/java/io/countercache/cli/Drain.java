@@ -45,11 +45,9 @@ final class Drain implements Callable<Integer> {
     static Drained drain(Connection c, int batchSize) throws Exception {
         long started = System.nanoTime(), total = 0, reported = started;
         try (PreparedStatement round = c.prepareStatement("SELECT countercache.rollup(?)");
-             PreparedStatement last = c.prepareStatement("SELECT pg_catalog.max(id) FROM (SELECT pg_catalog.max(id)"
-                     + " AS id FROM countercache.delta UNION ALL SELECT pg_catalog.max(id) FROM countercache.delta_unlogged) m");
-             PreparedStatement older = c.prepareStatement("SELECT EXISTS (SELECT FROM countercache.delta"
-                     + " WHERE id OPERATOR(pg_catalog.<=) ?) OR EXISTS (SELECT FROM countercache.delta_unlogged"
-                     + " WHERE id OPERATOR(pg_catalog.<=) ?)");
+             PreparedStatement last = c.prepareStatement("SELECT coalesce(b.last_id, 0) FROM countercache.queue_bounds() b");
+             PreparedStatement older = c.prepareStatement("SELECT coalesce(b.first_id OPERATOR(pg_catalog.<=) ?, false)"
+                     + " FROM countercache.queue_bounds() b");
              PreparedStatement depth = c.prepareStatement("SELECT depth FROM countercache.queue_state()")) {
             round.setInt(1, batchSize);
             Long bound = null;
@@ -96,7 +94,6 @@ final class Drain implements Callable<Integer> {
     /** Whether a delta with an id up to this one is still queued. */
     private static boolean left(PreparedStatement older, long bound) throws Exception {
         older.setLong(1, bound);
-        older.setLong(2, bound);
         try (ResultSet rs = older.executeQuery()) {
             rs.next();
             return rs.getBoolean(1);

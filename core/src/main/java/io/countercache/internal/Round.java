@@ -27,8 +27,7 @@ public final class Round {
     private static final Logger log = LoggerFactory.getLogger(Round.class);
     private static final String ROLLUP = "SELECT r.counter_id, r.consumed, r.target_ids, r.target_uuids"
             + " FROM countercache.rollup_report(?, ?) r";
-    private static final String RECOUNT_STEP = "SELECT s.targets FROM (SELECT j.counter_id FROM countercache.recount_job j"
-            + " ORDER BY j.requested_at, j.counter_id LIMIT 1) j, countercache.recount_step(j.counter_id, ?) s";
+    private static final String RECOUNT_STEP = "SELECT s.targets FROM countercache.recount_next(?) s";
     private static final String PRUNE = "SELECT countercache.prune_limit_usage(?), countercache.prune_slots(?)";
     private static final long PRUNE_EVERY_NANOS = 60_000_000_000L;
     private static final String QUEUE = "SELECT q.depth, q.oldest_seconds, q.dead_letters FROM countercache.queue_state() q";

@@ -74,18 +74,8 @@ public final class Installation {
         }
     }
 
-    /** The names of the four triggers the install puts on each source table. */
-    public static List<String> sourceTriggers() {
-        return InstallSql.SOURCE_TRIGGERS;
-    }
-
-    /** The names of the four triggers the install puts on each target table. */
-    public static List<String> targetTriggers() {
-        return InstallSql.TARGET_TRIGGERS;
-    }
-
-    /** A digest of this library's schema; {@code countercache.schema_version()} returns it once installed. */
-    public static String schemaVersion() {
+    /** The version of the countercache schema this library installs ({@code countercache.installed_version()}). */
+    public static int schemaVersion() {
         return InstallSql.schemaVersion();
     }
 }

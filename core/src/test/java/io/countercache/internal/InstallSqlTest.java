@@ -7,7 +7,6 @@ import io.countercache.spi.KeyType;
 import io.countercache.spi.TableName;
 import org.junit.jupiter.api.Test;
 
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -39,12 +38,6 @@ class InstallSqlTest {
     }
 
     @Test
-    void aTriggerBodyIsQuotedWithATagItsConditionDoesNotHold() {
-        String sql = InstallSql.units("default", List.of(counter("odd", "s = '$capture$' OR s = '$capture_1$'")), List.of()).get(2).sql();
-        assertThat(sql).contains("AS $capture_2$\n").contains("$capture_2$;\nREVOKE ALL ON FUNCTION");
-    }
-
-    @Test
     void twoLimitsWithOneNameAreRefused() {
         var a = new io.countercache.spi.LimitDefinition("Customer", "calls", "1 day", 10, "UTC", 2);
         var b = new io.countercache.spi.LimitDefinition("Account", "calls", "1 hour", 5, "UTC", 2);
@@ -58,19 +51,6 @@ class InstallSqlTest {
                 "calls", "1 dya", 10, "UTC", 2))
                 .hasMessage("@CounterLimit(name = \"calls\") on Customer: period = \"1 dya\" is not an interval of whole"
                         + " units; write it as \"1 day\", \"1 hour\", \"15 minutes\" or \"1 month\"");
-    }
-
-    @Test
-    void triggerFunctionNamesAreUniqueAndFitPostgresIdentifiers() {
-        List<TableName> tables = List.of(new TableName("a", "b_c"), new TableName("a_b", "c"),
-                new TableName("s".repeat(63), "t".repeat(63)), new TableName("s".repeat(63), "t".repeat(62) + "u"),
-                new TableName("Shop", "Order items"), new TableName("Shop", "Order lines"),
-                new TableName("sch\"ema", "ta'ble"), new TableName("é".repeat(31), "ü".repeat(31)));
-        List<String> names = tables.stream().map(t -> InstallSql.triggerFunction("capture_", t)).toList();
-        assertThat(names).doesNotHaveDuplicates()
-                .allSatisfy(n -> assertThat(n.getBytes(StandardCharsets.UTF_8).length).isLessThanOrEqualTo(63))
-                .allSatisfy(n -> assertThat(n).startsWith("capture_"));
-        assertThat(names.get(0)).isEqualTo(InstallSql.triggerFunction("capture_", new TableName("a", "b_c")));
     }
 
     @Test

@@ -158,7 +158,7 @@ public final class ExampleApp {
 
     static long queued(DataSource dataSource) throws SQLException {
         try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT count(*) FROM countercache.delta")) {
+             ResultSet rs = st.executeQuery("SELECT q.depth FROM countercache.queue_state() q")) {
             rs.next();
             return rs.getLong(1);
         }

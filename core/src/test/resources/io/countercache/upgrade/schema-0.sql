@@ -1,3 +1,4 @@
+-- countercache-unit: countercache-schema
 -- countercache schema: the catalog, the delta queue and the functions that maintain counters.
 -- Idempotent: every statement can run again on a database that already has it.
 -- Every function pins search_path and every identifier taken from the catalog is quoted with format('%I'); the
@@ -1592,3 +1593,1130 @@ REVOKE ALL ON ALL TABLES IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL PROCEDURES IN SCHEMA countercache FROM PUBLIC;
+
+-- Which schema.sql this is, so that a boot check can tell an installation made by another version.
+CREATE OR REPLACE FUNCTION countercache.schema_version()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$ SELECT '37c9d44c69e856ca' $fn$;
+
+-- countercache-unit: countercache-check
+SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.array_agg(p.fix))
+  FROM (
+    SELECT * FROM countercache.counter_problems(declared_by => 'Article.totalComments',
+        target_schema => 'public', target_table => 'blog_article', target_key => 'id', key_type => 'bigint',
+        target_column => 'total_comments', column_type => 'bigint',
+        source_schema => 'public', source_table => 'blog_comment', source_fk => 'article_id',
+        condition => NULL, sum_column => NULL,
+        strategy => 'queue', slots => 0)
+    UNION ALL
+    SELECT * FROM countercache.counter_problems(declared_by => 'Article.totalLikes',
+        target_schema => 'public', target_table => 'blog_article', target_key => 'id', key_type => 'bigint',
+        target_column => 'total_likes', column_type => 'bigint',
+        source_schema => 'public', source_table => 'blog_comment', source_fk => 'article_id',
+        condition => NULL, sum_column => 'likes',
+        strategy => 'queue', slots => 0)
+    UNION ALL
+    SELECT * FROM countercache.counter_problems(declared_by => 'Article.totalPublicComments',
+        target_schema => 'public', target_table => 'blog_article', target_key => 'id', key_type => 'bigint',
+        target_column => 'total_public_comments', column_type => 'bigint',
+        source_schema => 'public', source_table => 'blog_comment', source_fk => 'article_id',
+        condition => 'publish_status = ''public''', sum_column => NULL,
+        strategy => 'queue', slots => 0)
+    UNION ALL
+    SELECT * FROM countercache.counter_problems(declared_by => 'User.totalPublicComments',
+        target_schema => 'public', target_table => 'blog_user', target_key => 'id', key_type => 'bigint',
+        target_column => 'total_public_comments', column_type => 'bigint',
+        source_schema => 'public', source_table => 'blog_comment', source_fk => 'creator_id',
+        condition => 'publish_status = ''public''', sum_column => NULL,
+        strategy => 'queue', slots => 0)
+    UNION ALL
+    SELECT * FROM countercache.counter_problems(declared_by => 'Product.approvedReviews',
+        target_schema => 'public', target_table => 'product', target_key => 'id', key_type => 'bigint',
+        target_column => 'approved_reviews', column_type => 'bigint',
+        source_schema => 'public', source_table => 'review', source_fk => 'product_id',
+        condition => 'approved', sum_column => NULL,
+        strategy => 'queue', slots => 0)
+    UNION ALL
+    SELECT * FROM countercache.counter_problems(declared_by => 'Product.stars',
+        target_schema => 'public', target_table => 'product', target_key => 'id', key_type => 'bigint',
+        target_column => 'stars', column_type => 'bigint',
+        source_schema => 'public', source_table => 'review', source_fk => 'product_id',
+        condition => 'approved', sum_column => 'stars',
+        strategy => 'queue', slots => 0)
+    UNION ALL
+    SELECT * FROM countercache.counter_problems(declared_by => 'Shelf.books',
+        target_schema => 'public', target_table => 'shelf', target_key => 'id', key_type => 'bigint',
+        target_column => 'books', column_type => 'bigint',
+        source_schema => 'public', source_table => 'book', source_fk => 'shelf_id',
+        condition => NULL, sum_column => NULL,
+        strategy => 'queue', slots => 0)
+    UNION ALL
+    SELECT * FROM countercache.counter_problems(declared_by => 'Shop.approvedReviews',
+        target_schema => 'public', target_table => 'shop', target_key => 'id', key_type => 'bigint',
+        target_column => 'approved_reviews', column_type => 'bigint',
+        source_schema => 'public', source_table => 'review', source_fk => 'product_id',
+        condition => 'approved', sum_column => NULL,
+        strategy => 'queue', slots => 0,
+        via_schema => 'public', via_table => 'product', via_key => 'id', via_key_type => 'bigint', via_fk => 'shop_id')
+    UNION ALL
+    SELECT * FROM countercache.counter_problems(declared_by => 'Shop.stars',
+        target_schema => 'public', target_table => 'shop', target_key => 'id', key_type => 'bigint',
+        target_column => 'stars', column_type => 'bigint',
+        source_schema => 'public', source_table => 'review', source_fk => 'product_id',
+        condition => NULL, sum_column => 'stars',
+        strategy => 'queue', slots => 0,
+        via_schema => 'public', via_table => 'product', via_key => 'id', via_key_type => 'bigint', via_fk => 'shop_id')
+    UNION ALL
+    SELECT * FROM countercache.counter_problems(declared_by => 'Order.total',
+        target_schema => 'public', target_table => 'shop_order', target_key => 'id', key_type => 'uuid',
+        target_column => 'total', column_type => 'bigint',
+        source_schema => 'public', source_table => 'shop_line', source_fk => 'order_id',
+        condition => NULL, sum_column => 'amount',
+        strategy => 'queue', slots => 0)
+    UNION ALL
+    SELECT * FROM countercache.counter_problems(declared_by => 'Order.value',
+        target_schema => 'public', target_table => 'shop_order', target_key => 'id', key_type => 'uuid',
+        target_column => 'value', column_type => 'numeric(14,2)',
+        source_schema => 'public', source_table => 'shop_line', source_fk => 'order_id',
+        condition => NULL, sum_column => 'price',
+        strategy => 'queue', slots => 0,
+        scale => 2)
+    UNION ALL
+    SELECT * FROM countercache.counter_problems(declared_by => 'Tag.uses',
+        target_schema => 'public', target_table => 'tag', target_key => 'id', key_type => 'integer',
+        target_column => 'uses', column_type => 'integer',
+        source_schema => 'public', source_table => 'tagging', source_fk => 'tag_id',
+        condition => NULL, sum_column => NULL,
+        strategy => 'queue', slots => 0)
+  ) p;
+
+-- countercache-unit: countercache-source-public.blog_comment
+SELECT countercache.fail('Article.totalComments, Article.totalLikes, Article.totalPublicComments, User.totalPublicComments', pg_catalog.format('source table public.blog_comment also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
+    'generate every counter of one table into one changelog (or remove them from the other first)')
+  FROM countercache.counter k
+ WHERE k.source_schema OPERATOR(pg_catalog.=) 'public' AND k.source_table OPERATOR(pg_catalog.=) 'blog_comment'
+   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['default', ''])
+HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
+-- Keeps writers of public.blog_comment out until commit (milliseconds: recounts run later), so that each write is counted by either the old triggers or the new ones.
+SELECT countercache.fail('Article.totalComments, Article.totalLikes, Article.totalPublicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
+    'apply the changelog that creates it before the countercache changelog')
+ WHERE pg_catalog.to_regclass('"public"."blog_comment"') IS NULL;
+LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
+
+SELECT countercache.define_counter(
+    id => 347335187, name => 'public.blog_article.total_comments', declared_by => 'Article.totalComments',
+    target_schema => 'public', target_table => 'blog_article', target_key => 'id', key_type => 'bigint',
+    target_column => 'total_comments', column_type => 'bigint',
+    source_schema => 'public', source_table => 'blog_comment', source_fk => 'article_id',
+    condition => NULL, sum_column => NULL,
+    strategy => 'queue', slots => 0,
+    definition_hash => 'b1145ba5c3998fdf7b45e1ec');
+
+SELECT countercache.define_counter(
+    id => 1341308473, name => 'public.blog_article.total_likes', declared_by => 'Article.totalLikes',
+    target_schema => 'public', target_table => 'blog_article', target_key => 'id', key_type => 'bigint',
+    target_column => 'total_likes', column_type => 'bigint',
+    source_schema => 'public', source_table => 'blog_comment', source_fk => 'article_id',
+    condition => NULL, sum_column => 'likes',
+    strategy => 'queue', slots => 0,
+    definition_hash => '26059c6866cadd03f2db7304');
+
+SELECT countercache.define_counter(
+    id => 1324712807, name => 'public.blog_article.total_public_comments', declared_by => 'Article.totalPublicComments',
+    target_schema => 'public', target_table => 'blog_article', target_key => 'id', key_type => 'bigint',
+    target_column => 'total_public_comments', column_type => 'bigint',
+    source_schema => 'public', source_table => 'blog_comment', source_fk => 'article_id',
+    condition => 'publish_status = ''public''', sum_column => NULL,
+    strategy => 'queue', slots => 0,
+    definition_hash => '00df31d6fcff75166bac9d98');
+
+SELECT countercache.define_counter(
+    id => 1854263637, name => 'public.blog_user.total_public_comments', declared_by => 'User.totalPublicComments',
+    target_schema => 'public', target_table => 'blog_user', target_key => 'id', key_type => 'bigint',
+    target_column => 'total_public_comments', column_type => 'bigint',
+    source_schema => 'public', source_table => 'blog_comment', source_fk => 'creator_id',
+    condition => 'publish_status = ''public''', sum_column => NULL,
+    strategy => 'queue', slots => 0,
+    definition_hash => '8b1cd055cdfc30d225e4664b');
+
+CREATE OR REPLACE FUNCTION countercache."capture_public_blog_comment_402851d4"()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $capture$
+#variable_conflict use_column
+BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'blog_comment' THEN
+        RAISE EXCEPTION 'countercache: % serves public.blog_comment only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalComments */ 347335187 AS c, "blog_comment"."article_id" AS k, 1 AS d FROM countercache_new AS "blog_comment" WHERE "blog_comment"."article_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Article.totalLikes */ 1341308473 AS c, "blog_comment"."article_id" AS k, coalesce("blog_comment"."likes", 0)::bigint AS d FROM countercache_new AS "blog_comment" WHERE "blog_comment"."article_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Article.totalPublicComments */ 1324712807 AS c, "blog_comment"."article_id" AS k, 1 AS d FROM countercache_new AS "blog_comment" WHERE "blog_comment"."article_id" IS NOT NULL AND (publish_status = 'public')
+            UNION ALL
+            SELECT /* @CounterCache on User.totalPublicComments */ 1854263637 AS c, "blog_comment"."creator_id" AS k, 1 AS d FROM countercache_new AS "blog_comment" WHERE "blog_comment"."creator_id" IS NOT NULL AND (publish_status = 'public')
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalComments */ 347335187 AS c, "blog_comment"."article_id" AS k, -1 AS d FROM countercache_old AS "blog_comment" WHERE "blog_comment"."article_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Article.totalLikes */ 1341308473 AS c, "blog_comment"."article_id" AS k, -coalesce("blog_comment"."likes", 0)::bigint AS d FROM countercache_old AS "blog_comment" WHERE "blog_comment"."article_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Article.totalPublicComments */ 1324712807 AS c, "blog_comment"."article_id" AS k, -1 AS d FROM countercache_old AS "blog_comment" WHERE "blog_comment"."article_id" IS NOT NULL AND (publish_status = 'public')
+            UNION ALL
+            SELECT /* @CounterCache on User.totalPublicComments */ 1854263637 AS c, "blog_comment"."creator_id" AS k, -1 AS d FROM countercache_old AS "blog_comment" WHERE "blog_comment"."creator_id" IS NOT NULL AND (publish_status = 'public')
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'UPDATE' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalComments */ 347335187 AS c, "blog_comment"."article_id" AS k, 1 AS d FROM countercache_new AS "blog_comment" WHERE "blog_comment"."article_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Article.totalComments */ 347335187 AS c, "blog_comment"."article_id" AS k, -1 AS d FROM countercache_old AS "blog_comment" WHERE "blog_comment"."article_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Article.totalLikes */ 1341308473 AS c, "blog_comment"."article_id" AS k, coalesce("blog_comment"."likes", 0)::bigint AS d FROM countercache_new AS "blog_comment" WHERE "blog_comment"."article_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Article.totalLikes */ 1341308473 AS c, "blog_comment"."article_id" AS k, -coalesce("blog_comment"."likes", 0)::bigint AS d FROM countercache_old AS "blog_comment" WHERE "blog_comment"."article_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Article.totalPublicComments */ 1324712807 AS c, "blog_comment"."article_id" AS k, 1 AS d FROM countercache_new AS "blog_comment" WHERE "blog_comment"."article_id" IS NOT NULL AND (publish_status = 'public')
+            UNION ALL
+            SELECT /* @CounterCache on Article.totalPublicComments */ 1324712807 AS c, "blog_comment"."article_id" AS k, -1 AS d FROM countercache_old AS "blog_comment" WHERE "blog_comment"."article_id" IS NOT NULL AND (publish_status = 'public')
+            UNION ALL
+            SELECT /* @CounterCache on User.totalPublicComments */ 1854263637 AS c, "blog_comment"."creator_id" AS k, 1 AS d FROM countercache_new AS "blog_comment" WHERE "blog_comment"."creator_id" IS NOT NULL AND (publish_status = 'public')
+            UNION ALL
+            SELECT /* @CounterCache on User.totalPublicComments */ 1854263637 AS c, "blog_comment"."creator_id" AS k, -1 AS d FROM countercache_old AS "blog_comment" WHERE "blog_comment"."creator_id" IS NOT NULL AND (publish_status = 'public')
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
+        PERFORM countercache.require_read_committed('TRUNCATE of public.blog_comment',
+            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalComments */ 347335187 AS c, "blog_comment"."article_id" AS k, -1 AS d FROM "public"."blog_comment" AS "blog_comment" WHERE "blog_comment"."article_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Article.totalLikes */ 1341308473 AS c, "blog_comment"."article_id" AS k, -coalesce("blog_comment"."likes", 0)::bigint AS d FROM "public"."blog_comment" AS "blog_comment" WHERE "blog_comment"."article_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Article.totalPublicComments */ 1324712807 AS c, "blog_comment"."article_id" AS k, -1 AS d FROM "public"."blog_comment" AS "blog_comment" WHERE "blog_comment"."article_id" IS NOT NULL AND (publish_status = 'public')
+            UNION ALL
+            SELECT /* @CounterCache on User.totalPublicComments */ 1854263637 AS c, "blog_comment"."creator_id" AS k, -1 AS d FROM "public"."blog_comment" AS "blog_comment" WHERE "blog_comment"."creator_id" IS NOT NULL AND (publish_status = 'public')
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    END IF;
+    RETURN NULL;
+END
+$capture$;
+REVOKE ALL ON FUNCTION countercache."capture_public_blog_comment_402851d4"() FROM PUBLIC;
+
+CREATE OR REPLACE TRIGGER countercache_insert AFTER INSERT ON "public"."blog_comment"
+    REFERENCING NEW TABLE AS countercache_new
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_blog_comment_402851d4"();
+CREATE OR REPLACE TRIGGER countercache_update AFTER UPDATE ON "public"."blog_comment"
+    REFERENCING OLD TABLE AS countercache_old NEW TABLE AS countercache_new
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_blog_comment_402851d4"();
+CREATE OR REPLACE TRIGGER countercache_delete AFTER DELETE ON "public"."blog_comment"
+    REFERENCING OLD TABLE AS countercache_old
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_blog_comment_402851d4"();
+CREATE OR REPLACE TRIGGER countercache_truncate BEFORE TRUNCATE ON "public"."blog_comment"
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_blog_comment_402851d4"();
+
+-- countercache-unit: countercache-source-public.book
+SELECT countercache.fail('Shelf.books', pg_catalog.format('source table public.book also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
+    'generate every counter of one table into one changelog (or remove them from the other first)')
+  FROM countercache.counter k
+ WHERE k.source_schema OPERATOR(pg_catalog.=) 'public' AND k.source_table OPERATOR(pg_catalog.=) 'book'
+   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['default', ''])
+HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
+-- Keeps writers of public.book out until commit (milliseconds: recounts run later), so that each write is counted by either the old triggers or the new ones.
+SELECT countercache.fail('Shelf.books', 'source table public.book does not exist',
+    'apply the changelog that creates it before the countercache changelog')
+ WHERE pg_catalog.to_regclass('"public"."book"') IS NULL;
+LOCK TABLE "public"."book" IN SHARE ROW EXCLUSIVE MODE;
+
+SELECT countercache.define_counter(
+    id => 172503673, name => 'public.shelf.books', declared_by => 'Shelf.books',
+    target_schema => 'public', target_table => 'shelf', target_key => 'id', key_type => 'bigint',
+    target_column => 'books', column_type => 'bigint',
+    source_schema => 'public', source_table => 'book', source_fk => 'shelf_id',
+    condition => NULL, sum_column => NULL,
+    strategy => 'queue', slots => 0,
+    definition_hash => 'ff9903551719a22bad470604');
+
+CREATE OR REPLACE FUNCTION countercache."capture_public_book_77dab5b4"()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $capture$
+#variable_conflict use_column
+BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'book' THEN
+        RAISE EXCEPTION 'countercache: % serves public.book only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Shelf.books */ 172503673 AS c, "book"."shelf_id" AS k, 1 AS d FROM countercache_new AS "book" WHERE "book"."shelf_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Shelf.books */ 172503673 AS c, "book"."shelf_id" AS k, -1 AS d FROM countercache_old AS "book" WHERE "book"."shelf_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'UPDATE' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Shelf.books */ 172503673 AS c, "book"."shelf_id" AS k, 1 AS d FROM countercache_new AS "book" WHERE "book"."shelf_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Shelf.books */ 172503673 AS c, "book"."shelf_id" AS k, -1 AS d FROM countercache_old AS "book" WHERE "book"."shelf_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
+        PERFORM countercache.require_read_committed('TRUNCATE of public.book',
+            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Shelf.books */ 172503673 AS c, "book"."shelf_id" AS k, -1 AS d FROM "public"."book" AS "book" WHERE "book"."shelf_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    END IF;
+    RETURN NULL;
+END
+$capture$;
+REVOKE ALL ON FUNCTION countercache."capture_public_book_77dab5b4"() FROM PUBLIC;
+
+CREATE OR REPLACE TRIGGER countercache_insert AFTER INSERT ON "public"."book"
+    REFERENCING NEW TABLE AS countercache_new
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_book_77dab5b4"();
+CREATE OR REPLACE TRIGGER countercache_update AFTER UPDATE ON "public"."book"
+    REFERENCING OLD TABLE AS countercache_old NEW TABLE AS countercache_new
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_book_77dab5b4"();
+CREATE OR REPLACE TRIGGER countercache_delete AFTER DELETE ON "public"."book"
+    REFERENCING OLD TABLE AS countercache_old
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_book_77dab5b4"();
+CREATE OR REPLACE TRIGGER countercache_truncate BEFORE TRUNCATE ON "public"."book"
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_book_77dab5b4"();
+
+-- countercache-unit: countercache-source-public.review
+SELECT countercache.fail('Product.approvedReviews, Product.stars, Shop.approvedReviews, Shop.stars', pg_catalog.format('source table public.review also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
+    'generate every counter of one table into one changelog (or remove them from the other first)')
+  FROM countercache.counter k
+ WHERE k.source_schema OPERATOR(pg_catalog.=) 'public' AND k.source_table OPERATOR(pg_catalog.=) 'review'
+   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['default', ''])
+HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
+-- Keeps writers of public.review out until commit (milliseconds: recounts run later), so that each write is counted by either the old triggers or the new ones.
+SELECT countercache.fail('Product.approvedReviews, Product.stars, Shop.approvedReviews, Shop.stars', 'source table public.review does not exist',
+    'apply the changelog that creates it before the countercache changelog')
+ WHERE pg_catalog.to_regclass('"public"."review"') IS NULL;
+LOCK TABLE "public"."review" IN SHARE ROW EXCLUSIVE MODE;
+
+SELECT countercache.define_counter(
+    id => 11400920, name => 'public.product.approved_reviews', declared_by => 'Product.approvedReviews',
+    target_schema => 'public', target_table => 'product', target_key => 'id', key_type => 'bigint',
+    target_column => 'approved_reviews', column_type => 'bigint',
+    source_schema => 'public', source_table => 'review', source_fk => 'product_id',
+    condition => 'approved', sum_column => NULL,
+    strategy => 'queue', slots => 0,
+    definition_hash => '7a06d3d3b37120088c851687');
+
+SELECT countercache.define_counter(
+    id => 1551684280, name => 'public.product.stars', declared_by => 'Product.stars',
+    target_schema => 'public', target_table => 'product', target_key => 'id', key_type => 'bigint',
+    target_column => 'stars', column_type => 'bigint',
+    source_schema => 'public', source_table => 'review', source_fk => 'product_id',
+    condition => 'approved', sum_column => 'stars',
+    strategy => 'queue', slots => 0,
+    definition_hash => '3eba6714cbd3888ef2020ff2');
+
+SELECT countercache.define_counter(
+    id => 2019686914, name => 'public.shop.approved_reviews', declared_by => 'Shop.approvedReviews',
+    target_schema => 'public', target_table => 'shop', target_key => 'id', key_type => 'bigint',
+    target_column => 'approved_reviews', column_type => 'bigint',
+    source_schema => 'public', source_table => 'review', source_fk => 'product_id',
+    condition => 'approved', sum_column => NULL,
+    strategy => 'queue', slots => 0,
+    via_schema => 'public', via_table => 'product', via_key => 'id', via_key_type => 'bigint', via_fk => 'shop_id',
+    definition_hash => '0da805ccb0d0911398291e72');
+
+SELECT countercache.define_counter(
+    id => 592141636, name => 'public.shop.stars', declared_by => 'Shop.stars',
+    target_schema => 'public', target_table => 'shop', target_key => 'id', key_type => 'bigint',
+    target_column => 'stars', column_type => 'bigint',
+    source_schema => 'public', source_table => 'review', source_fk => 'product_id',
+    condition => NULL, sum_column => 'stars',
+    strategy => 'queue', slots => 0,
+    via_schema => 'public', via_table => 'product', via_key => 'id', via_key_type => 'bigint', via_fk => 'shop_id',
+    definition_hash => 'f0f2fe577fc44c94450a6f21');
+
+CREATE OR REPLACE FUNCTION countercache."capture_public_review_1f442f93"()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $capture$
+#variable_conflict use_column
+BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'review' THEN
+        RAISE EXCEPTION 'countercache: % serves public.review only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Product.approvedReviews */ 11400920 AS c, "review"."product_id" AS k, 1 AS d FROM countercache_new AS "review" WHERE "review"."product_id" IS NOT NULL AND (approved)
+            UNION ALL
+            SELECT /* @CounterCache on Product.stars */ 1551684280 AS c, "review"."product_id" AS k, coalesce("review"."stars", 0)::bigint AS d FROM countercache_new AS "review" WHERE "review"."product_id" IS NOT NULL AND (approved)
+            UNION ALL
+            SELECT /* @CounterCache on Shop.approvedReviews */ 2019686914 AS c, v."shop_id" AS k, s.d FROM (SELECT "review"."product_id" AS f, 1 AS d FROM countercache_new AS "review" WHERE "review"."product_id" IS NOT NULL AND (approved)) s JOIN "public"."product" v ON v."id" = s.f WHERE v."shop_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Shop.stars */ 592141636 AS c, v."shop_id" AS k, s.d FROM (SELECT "review"."product_id" AS f, coalesce("review"."stars", 0)::bigint AS d FROM countercache_new AS "review" WHERE "review"."product_id" IS NOT NULL) s JOIN "public"."product" v ON v."id" = s.f WHERE v."shop_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        PERFORM FROM "public"."product" v WHERE v."id" IN (SELECT x."product_id" FROM countercache_old x)
+            ORDER BY v."id" FOR KEY SHARE OF v;
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Product.approvedReviews */ 11400920 AS c, "review"."product_id" AS k, -1 AS d FROM countercache_old AS "review" WHERE "review"."product_id" IS NOT NULL AND (approved)
+            UNION ALL
+            SELECT /* @CounterCache on Product.stars */ 1551684280 AS c, "review"."product_id" AS k, -coalesce("review"."stars", 0)::bigint AS d FROM countercache_old AS "review" WHERE "review"."product_id" IS NOT NULL AND (approved)
+            UNION ALL
+            SELECT /* @CounterCache on Shop.approvedReviews */ 2019686914 AS c, v."shop_id" AS k, s.d FROM (SELECT "review"."product_id" AS f, -1 AS d FROM countercache_old AS "review" WHERE "review"."product_id" IS NOT NULL AND (approved)) s JOIN "public"."product" v ON v."id" = s.f WHERE v."shop_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Shop.stars */ 592141636 AS c, v."shop_id" AS k, s.d FROM (SELECT "review"."product_id" AS f, -coalesce("review"."stars", 0)::bigint AS d FROM countercache_old AS "review" WHERE "review"."product_id" IS NOT NULL) s JOIN "public"."product" v ON v."id" = s.f WHERE v."shop_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'UPDATE' THEN
+        PERFORM FROM "public"."product" v WHERE v."id" IN (SELECT x."product_id" FROM countercache_old x)
+            ORDER BY v."id" FOR KEY SHARE OF v;
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Product.approvedReviews */ 11400920 AS c, "review"."product_id" AS k, 1 AS d FROM countercache_new AS "review" WHERE "review"."product_id" IS NOT NULL AND (approved)
+            UNION ALL
+            SELECT /* @CounterCache on Product.approvedReviews */ 11400920 AS c, "review"."product_id" AS k, -1 AS d FROM countercache_old AS "review" WHERE "review"."product_id" IS NOT NULL AND (approved)
+            UNION ALL
+            SELECT /* @CounterCache on Product.stars */ 1551684280 AS c, "review"."product_id" AS k, coalesce("review"."stars", 0)::bigint AS d FROM countercache_new AS "review" WHERE "review"."product_id" IS NOT NULL AND (approved)
+            UNION ALL
+            SELECT /* @CounterCache on Product.stars */ 1551684280 AS c, "review"."product_id" AS k, -coalesce("review"."stars", 0)::bigint AS d FROM countercache_old AS "review" WHERE "review"."product_id" IS NOT NULL AND (approved)
+            UNION ALL
+            SELECT /* @CounterCache on Shop.approvedReviews */ 2019686914 AS c, v."shop_id" AS k, s.d FROM (SELECT "review"."product_id" AS f, 1 AS d FROM countercache_new AS "review" WHERE "review"."product_id" IS NOT NULL AND (approved)) s JOIN "public"."product" v ON v."id" = s.f WHERE v."shop_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Shop.approvedReviews */ 2019686914 AS c, v."shop_id" AS k, s.d FROM (SELECT "review"."product_id" AS f, -1 AS d FROM countercache_old AS "review" WHERE "review"."product_id" IS NOT NULL AND (approved)) s JOIN "public"."product" v ON v."id" = s.f WHERE v."shop_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Shop.stars */ 592141636 AS c, v."shop_id" AS k, s.d FROM (SELECT "review"."product_id" AS f, coalesce("review"."stars", 0)::bigint AS d FROM countercache_new AS "review" WHERE "review"."product_id" IS NOT NULL) s JOIN "public"."product" v ON v."id" = s.f WHERE v."shop_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Shop.stars */ 592141636 AS c, v."shop_id" AS k, s.d FROM (SELECT "review"."product_id" AS f, -coalesce("review"."stars", 0)::bigint AS d FROM countercache_old AS "review" WHERE "review"."product_id" IS NOT NULL) s JOIN "public"."product" v ON v."id" = s.f WHERE v."shop_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
+        PERFORM countercache.require_read_committed('TRUNCATE of public.review',
+            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
+        PERFORM FROM "public"."product" v WHERE v."id" IN (SELECT x."product_id" FROM "public"."review" x)
+            ORDER BY v."id" FOR KEY SHARE OF v;
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Product.approvedReviews */ 11400920 AS c, "review"."product_id" AS k, -1 AS d FROM "public"."review" AS "review" WHERE "review"."product_id" IS NOT NULL AND (approved)
+            UNION ALL
+            SELECT /* @CounterCache on Product.stars */ 1551684280 AS c, "review"."product_id" AS k, -coalesce("review"."stars", 0)::bigint AS d FROM "public"."review" AS "review" WHERE "review"."product_id" IS NOT NULL AND (approved)
+            UNION ALL
+            SELECT /* @CounterCache on Shop.approvedReviews */ 2019686914 AS c, v."shop_id" AS k, s.d FROM (SELECT "review"."product_id" AS f, -1 AS d FROM "public"."review" AS "review" WHERE "review"."product_id" IS NOT NULL AND (approved)) s JOIN "public"."product" v ON v."id" = s.f WHERE v."shop_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Shop.stars */ 592141636 AS c, v."shop_id" AS k, s.d FROM (SELECT "review"."product_id" AS f, -coalesce("review"."stars", 0)::bigint AS d FROM "public"."review" AS "review" WHERE "review"."product_id" IS NOT NULL) s JOIN "public"."product" v ON v."id" = s.f WHERE v."shop_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    END IF;
+    RETURN NULL;
+END
+$capture$;
+REVOKE ALL ON FUNCTION countercache."capture_public_review_1f442f93"() FROM PUBLIC;
+
+CREATE OR REPLACE TRIGGER countercache_insert AFTER INSERT ON "public"."review"
+    REFERENCING NEW TABLE AS countercache_new
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_review_1f442f93"();
+CREATE OR REPLACE TRIGGER countercache_update AFTER UPDATE ON "public"."review"
+    REFERENCING OLD TABLE AS countercache_old NEW TABLE AS countercache_new
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_review_1f442f93"();
+CREATE OR REPLACE TRIGGER countercache_delete AFTER DELETE ON "public"."review"
+    REFERENCING OLD TABLE AS countercache_old
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_review_1f442f93"();
+CREATE OR REPLACE TRIGGER countercache_truncate BEFORE TRUNCATE ON "public"."review"
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_review_1f442f93"();
+
+-- countercache-unit: countercache-source-public.shop_line
+SELECT countercache.fail('Order.total, Order.value', pg_catalog.format('source table public.shop_line also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
+    'generate every counter of one table into one changelog (or remove them from the other first)')
+  FROM countercache.counter k
+ WHERE k.source_schema OPERATOR(pg_catalog.=) 'public' AND k.source_table OPERATOR(pg_catalog.=) 'shop_line'
+   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['default', ''])
+HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
+-- Keeps writers of public.shop_line out until commit (milliseconds: recounts run later), so that each write is counted by either the old triggers or the new ones.
+SELECT countercache.fail('Order.total, Order.value', 'source table public.shop_line does not exist',
+    'apply the changelog that creates it before the countercache changelog')
+ WHERE pg_catalog.to_regclass('"public"."shop_line"') IS NULL;
+LOCK TABLE "public"."shop_line" IN SHARE ROW EXCLUSIVE MODE;
+
+SELECT countercache.define_counter(
+    id => 1200304570, name => 'public.shop_order.total', declared_by => 'Order.total',
+    target_schema => 'public', target_table => 'shop_order', target_key => 'id', key_type => 'uuid',
+    target_column => 'total', column_type => 'bigint',
+    source_schema => 'public', source_table => 'shop_line', source_fk => 'order_id',
+    condition => NULL, sum_column => 'amount',
+    strategy => 'queue', slots => 0,
+    definition_hash => 'cdb16a62cff2f3f4c673f5d2');
+
+SELECT countercache.define_counter(
+    id => 416516304, name => 'public.shop_order.value', declared_by => 'Order.value',
+    target_schema => 'public', target_table => 'shop_order', target_key => 'id', key_type => 'uuid',
+    target_column => 'value', column_type => 'numeric(14,2)',
+    source_schema => 'public', source_table => 'shop_line', source_fk => 'order_id',
+    condition => NULL, sum_column => 'price',
+    strategy => 'queue', slots => 0,
+    scale => 2,
+    definition_hash => '15b2e21fe3ad2e71a499ee6a');
+
+CREATE OR REPLACE FUNCTION countercache."capture_public_shop_line_25283294"()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $capture$
+#variable_conflict use_column
+BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'shop_line' THEN
+        RAISE EXCEPTION 'countercache: % serves public.shop_line only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Order.total */ 1200304570 AS c, "shop_line"."order_id" AS k, coalesce("shop_line"."amount", 0)::bigint AS d FROM countercache_new AS "shop_line" WHERE "shop_line"."order_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Order.value */ 416516304 AS c, "shop_line"."order_id" AS k, (coalesce("shop_line"."price", 0) * 100)::bigint AS d FROM countercache_new AS "shop_line" WHERE "shop_line"."order_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Order.total */ 1200304570 AS c, "shop_line"."order_id" AS k, -coalesce("shop_line"."amount", 0)::bigint AS d FROM countercache_old AS "shop_line" WHERE "shop_line"."order_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Order.value */ 416516304 AS c, "shop_line"."order_id" AS k, -(coalesce("shop_line"."price", 0) * 100)::bigint AS d FROM countercache_old AS "shop_line" WHERE "shop_line"."order_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'UPDATE' THEN
+        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Order.total */ 1200304570 AS c, "shop_line"."order_id" AS k, coalesce("shop_line"."amount", 0)::bigint AS d FROM countercache_new AS "shop_line" WHERE "shop_line"."order_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Order.total */ 1200304570 AS c, "shop_line"."order_id" AS k, -coalesce("shop_line"."amount", 0)::bigint AS d FROM countercache_old AS "shop_line" WHERE "shop_line"."order_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Order.value */ 416516304 AS c, "shop_line"."order_id" AS k, (coalesce("shop_line"."price", 0) * 100)::bigint AS d FROM countercache_new AS "shop_line" WHERE "shop_line"."order_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Order.value */ 416516304 AS c, "shop_line"."order_id" AS k, -(coalesce("shop_line"."price", 0) * 100)::bigint AS d FROM countercache_old AS "shop_line" WHERE "shop_line"."order_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
+        PERFORM countercache.require_read_committed('TRUNCATE of public.shop_line',
+            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
+        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Order.total */ 1200304570 AS c, "shop_line"."order_id" AS k, -coalesce("shop_line"."amount", 0)::bigint AS d FROM "public"."shop_line" AS "shop_line" WHERE "shop_line"."order_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Order.value */ 416516304 AS c, "shop_line"."order_id" AS k, -(coalesce("shop_line"."price", 0) * 100)::bigint AS d FROM "public"."shop_line" AS "shop_line" WHERE "shop_line"."order_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    END IF;
+    RETURN NULL;
+END
+$capture$;
+REVOKE ALL ON FUNCTION countercache."capture_public_shop_line_25283294"() FROM PUBLIC;
+
+CREATE OR REPLACE TRIGGER countercache_insert AFTER INSERT ON "public"."shop_line"
+    REFERENCING NEW TABLE AS countercache_new
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_shop_line_25283294"();
+CREATE OR REPLACE TRIGGER countercache_update AFTER UPDATE ON "public"."shop_line"
+    REFERENCING OLD TABLE AS countercache_old NEW TABLE AS countercache_new
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_shop_line_25283294"();
+CREATE OR REPLACE TRIGGER countercache_delete AFTER DELETE ON "public"."shop_line"
+    REFERENCING OLD TABLE AS countercache_old
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_shop_line_25283294"();
+CREATE OR REPLACE TRIGGER countercache_truncate BEFORE TRUNCATE ON "public"."shop_line"
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_shop_line_25283294"();
+
+-- countercache-unit: countercache-source-public.tagging
+SELECT countercache.fail('Tag.uses', pg_catalog.format('source table public.tagging also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
+    'generate every counter of one table into one changelog (or remove them from the other first)')
+  FROM countercache.counter k
+ WHERE k.source_schema OPERATOR(pg_catalog.=) 'public' AND k.source_table OPERATOR(pg_catalog.=) 'tagging'
+   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['default', ''])
+HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
+-- Keeps writers of public.tagging out until commit (milliseconds: recounts run later), so that each write is counted by either the old triggers or the new ones.
+SELECT countercache.fail('Tag.uses', 'source table public.tagging does not exist',
+    'apply the changelog that creates it before the countercache changelog')
+ WHERE pg_catalog.to_regclass('"public"."tagging"') IS NULL;
+LOCK TABLE "public"."tagging" IN SHARE ROW EXCLUSIVE MODE;
+
+SELECT countercache.define_counter(
+    id => 314919807, name => 'public.tag.uses', declared_by => 'Tag.uses',
+    target_schema => 'public', target_table => 'tag', target_key => 'id', key_type => 'integer',
+    target_column => 'uses', column_type => 'integer',
+    source_schema => 'public', source_table => 'tagging', source_fk => 'tag_id',
+    condition => NULL, sum_column => NULL,
+    strategy => 'queue', slots => 0,
+    definition_hash => 'b151cb2f4a47a9a671ba520c');
+
+CREATE OR REPLACE FUNCTION countercache."capture_public_tagging_eea7bcde"()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $capture$
+#variable_conflict use_column
+BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'tagging' THEN
+        RAISE EXCEPTION 'countercache: % serves public.tagging only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Tag.uses */ 314919807 AS c, "tagging"."tag_id" AS k, 1 AS d FROM countercache_new AS "tagging" WHERE "tagging"."tag_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Tag.uses */ 314919807 AS c, "tagging"."tag_id" AS k, -1 AS d FROM countercache_old AS "tagging" WHERE "tagging"."tag_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'UPDATE' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Tag.uses */ 314919807 AS c, "tagging"."tag_id" AS k, 1 AS d FROM countercache_new AS "tagging" WHERE "tagging"."tag_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Tag.uses */ 314919807 AS c, "tagging"."tag_id" AS k, -1 AS d FROM countercache_old AS "tagging" WHERE "tagging"."tag_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
+        PERFORM countercache.require_read_committed('TRUNCATE of public.tagging',
+            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Tag.uses */ 314919807 AS c, "tagging"."tag_id" AS k, -1 AS d FROM "public"."tagging" AS "tagging" WHERE "tagging"."tag_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    END IF;
+    RETURN NULL;
+END
+$capture$;
+REVOKE ALL ON FUNCTION countercache."capture_public_tagging_eea7bcde"() FROM PUBLIC;
+
+CREATE OR REPLACE TRIGGER countercache_insert AFTER INSERT ON "public"."tagging"
+    REFERENCING NEW TABLE AS countercache_new
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_tagging_eea7bcde"();
+CREATE OR REPLACE TRIGGER countercache_update AFTER UPDATE ON "public"."tagging"
+    REFERENCING OLD TABLE AS countercache_old NEW TABLE AS countercache_new
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_tagging_eea7bcde"();
+CREATE OR REPLACE TRIGGER countercache_delete AFTER DELETE ON "public"."tagging"
+    REFERENCING OLD TABLE AS countercache_old
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_tagging_eea7bcde"();
+CREATE OR REPLACE TRIGGER countercache_truncate BEFORE TRUNCATE ON "public"."tagging"
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."capture_public_tagging_eea7bcde"();
+
+-- countercache-unit: countercache-target-public.blog_article
+SELECT countercache.fail('Article.totalComments, Article.totalLikes, Article.totalPublicComments', pg_catalog.format('target table public.blog_article also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
+    'generate every counter of one table into one changelog (or remove them from the other first)')
+  FROM countercache.counter k
+ WHERE k.target_schema OPERATOR(pg_catalog.=) 'public' AND k.target_table OPERATOR(pg_catalog.=) 'blog_article'
+   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['default', ''])
+HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
+CREATE OR REPLACE FUNCTION countercache."target_public_blog_article_8d1d5daa"()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $target$
+BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'blog_article' THEN
+        RAISE EXCEPTION 'countercache: % serves public.blog_article only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 347335187 AS c, r."id" AS k, -coalesce(r."total_comments", 0)::bigint AS d FROM countercache_new AS r
+            UNION ALL
+            SELECT 1341308473 AS c, r."id" AS k, -coalesce(r."total_likes", 0)::bigint AS d FROM countercache_new AS r
+            UNION ALL
+            SELECT 1324712807 AS c, r."id" AS k, -coalesce(r."total_public_comments", 0)::bigint AS d FROM countercache_new AS r
+        ) s WHERE d <> 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 347335187 AS c, r."id" AS k, coalesce(r."total_comments", 0)::bigint AS d FROM countercache_old AS r
+            UNION ALL
+            SELECT 1341308473 AS c, r."id" AS k, coalesce(r."total_likes", 0)::bigint AS d FROM countercache_old AS r
+            UNION ALL
+            SELECT 1324712807 AS c, r."id" AS k, coalesce(r."total_public_comments", 0)::bigint AS d FROM countercache_old AS r
+        ) s WHERE d <> 0;
+    ELSIF TG_OP = 'UPDATE' THEN
+        -- the key changed (a row trigger, only then): the old key gets its values back
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (VALUES
+            (347335187, OLD."id", coalesce(OLD."total_comments", 0)::bigint), (347335187, NEW."id", -coalesce(NEW."total_comments", 0)::bigint),
+            (1341308473, OLD."id", coalesce(OLD."total_likes", 0)::bigint), (1341308473, NEW."id", -coalesce(NEW."total_likes", 0)::bigint),
+            (1324712807, OLD."id", coalesce(OLD."total_public_comments", 0)::bigint), (1324712807, NEW."id", -coalesce(NEW."total_public_comments", 0)::bigint)
+        ) v(c, k, d) WHERE d <> 0;
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        PERFORM countercache.require_read_committed('TRUNCATE of public.blog_article',
+            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 347335187 AS c, r."id" AS k, coalesce(r."total_comments", 0)::bigint AS d FROM "public"."blog_article" AS r
+            UNION ALL
+            SELECT 1341308473 AS c, r."id" AS k, coalesce(r."total_likes", 0)::bigint AS d FROM "public"."blog_article" AS r
+            UNION ALL
+            SELECT 1324712807 AS c, r."id" AS k, coalesce(r."total_public_comments", 0)::bigint AS d FROM "public"."blog_article" AS r
+        ) s WHERE d <> 0;
+    END IF;
+    RETURN NULL;
+END
+$target$;
+REVOKE ALL ON FUNCTION countercache."target_public_blog_article_8d1d5daa"() FROM PUBLIC;
+
+CREATE OR REPLACE TRIGGER countercache_target_insert AFTER INSERT ON "public"."blog_article"
+    REFERENCING NEW TABLE AS countercache_new
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_article_8d1d5daa"();
+CREATE OR REPLACE TRIGGER countercache_target_delete AFTER DELETE ON "public"."blog_article"
+    REFERENCING OLD TABLE AS countercache_old
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_article_8d1d5daa"();
+CREATE OR REPLACE TRIGGER countercache_target_key AFTER UPDATE OF "id" ON "public"."blog_article"
+    FOR EACH ROW WHEN (OLD."id" IS DISTINCT FROM NEW."id") EXECUTE FUNCTION countercache."target_public_blog_article_8d1d5daa"();
+CREATE OR REPLACE TRIGGER countercache_target_truncate BEFORE TRUNCATE ON "public"."blog_article"
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_article_8d1d5daa"();
+
+-- countercache-unit: countercache-target-public.blog_user
+SELECT countercache.fail('User.totalPublicComments', pg_catalog.format('target table public.blog_user also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
+    'generate every counter of one table into one changelog (or remove them from the other first)')
+  FROM countercache.counter k
+ WHERE k.target_schema OPERATOR(pg_catalog.=) 'public' AND k.target_table OPERATOR(pg_catalog.=) 'blog_user'
+   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['default', ''])
+HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
+CREATE OR REPLACE FUNCTION countercache."target_public_blog_user_f9fc9c8c"()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $target$
+BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'blog_user' THEN
+        RAISE EXCEPTION 'countercache: % serves public.blog_user only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 1854263637 AS c, r."id" AS k, -coalesce(r."total_public_comments", 0)::bigint AS d FROM countercache_new AS r
+        ) s WHERE d <> 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 1854263637 AS c, r."id" AS k, coalesce(r."total_public_comments", 0)::bigint AS d FROM countercache_old AS r
+        ) s WHERE d <> 0;
+    ELSIF TG_OP = 'UPDATE' THEN
+        -- the key changed (a row trigger, only then): the old key gets its values back
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (VALUES
+            (1854263637, OLD."id", coalesce(OLD."total_public_comments", 0)::bigint), (1854263637, NEW."id", -coalesce(NEW."total_public_comments", 0)::bigint)
+        ) v(c, k, d) WHERE d <> 0;
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        PERFORM countercache.require_read_committed('TRUNCATE of public.blog_user',
+            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 1854263637 AS c, r."id" AS k, coalesce(r."total_public_comments", 0)::bigint AS d FROM "public"."blog_user" AS r
+        ) s WHERE d <> 0;
+    END IF;
+    RETURN NULL;
+END
+$target$;
+REVOKE ALL ON FUNCTION countercache."target_public_blog_user_f9fc9c8c"() FROM PUBLIC;
+
+CREATE OR REPLACE TRIGGER countercache_target_insert AFTER INSERT ON "public"."blog_user"
+    REFERENCING NEW TABLE AS countercache_new
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_user_f9fc9c8c"();
+CREATE OR REPLACE TRIGGER countercache_target_delete AFTER DELETE ON "public"."blog_user"
+    REFERENCING OLD TABLE AS countercache_old
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_user_f9fc9c8c"();
+CREATE OR REPLACE TRIGGER countercache_target_key AFTER UPDATE OF "id" ON "public"."blog_user"
+    FOR EACH ROW WHEN (OLD."id" IS DISTINCT FROM NEW."id") EXECUTE FUNCTION countercache."target_public_blog_user_f9fc9c8c"();
+CREATE OR REPLACE TRIGGER countercache_target_truncate BEFORE TRUNCATE ON "public"."blog_user"
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_blog_user_f9fc9c8c"();
+
+-- countercache-unit: countercache-target-public.product
+SELECT countercache.fail('Product.approvedReviews, Product.stars', pg_catalog.format('target table public.product also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
+    'generate every counter of one table into one changelog (or remove them from the other first)')
+  FROM countercache.counter k
+ WHERE k.target_schema OPERATOR(pg_catalog.=) 'public' AND k.target_table OPERATOR(pg_catalog.=) 'product'
+   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['default', ''])
+HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
+CREATE OR REPLACE FUNCTION countercache."target_public_product_4d27a91c"()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $target$
+BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'product' THEN
+        RAISE EXCEPTION 'countercache: % serves public.product only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 11400920 AS c, r."id" AS k, -coalesce(r."approved_reviews", 0)::bigint AS d FROM countercache_new AS r
+            UNION ALL
+            SELECT 1551684280 AS c, r."id" AS k, -coalesce(r."stars", 0)::bigint AS d FROM countercache_new AS r
+        ) s WHERE d <> 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 11400920 AS c, r."id" AS k, coalesce(r."approved_reviews", 0)::bigint AS d FROM countercache_old AS r
+            UNION ALL
+            SELECT 1551684280 AS c, r."id" AS k, coalesce(r."stars", 0)::bigint AS d FROM countercache_old AS r
+        ) s WHERE d <> 0;
+    ELSIF TG_OP = 'UPDATE' THEN
+        -- the key changed (a row trigger, only then): the old key gets its values back
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (VALUES
+            (11400920, OLD."id", coalesce(OLD."approved_reviews", 0)::bigint), (11400920, NEW."id", -coalesce(NEW."approved_reviews", 0)::bigint),
+            (1551684280, OLD."id", coalesce(OLD."stars", 0)::bigint), (1551684280, NEW."id", -coalesce(NEW."stars", 0)::bigint)
+        ) v(c, k, d) WHERE d <> 0;
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        PERFORM countercache.require_read_committed('TRUNCATE of public.product',
+            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 11400920 AS c, r."id" AS k, coalesce(r."approved_reviews", 0)::bigint AS d FROM "public"."product" AS r
+            UNION ALL
+            SELECT 1551684280 AS c, r."id" AS k, coalesce(r."stars", 0)::bigint AS d FROM "public"."product" AS r
+        ) s WHERE d <> 0;
+    END IF;
+    RETURN NULL;
+END
+$target$;
+REVOKE ALL ON FUNCTION countercache."target_public_product_4d27a91c"() FROM PUBLIC;
+
+CREATE OR REPLACE TRIGGER countercache_target_insert AFTER INSERT ON "public"."product"
+    REFERENCING NEW TABLE AS countercache_new
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_product_4d27a91c"();
+CREATE OR REPLACE TRIGGER countercache_target_delete AFTER DELETE ON "public"."product"
+    REFERENCING OLD TABLE AS countercache_old
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_product_4d27a91c"();
+CREATE OR REPLACE TRIGGER countercache_target_key AFTER UPDATE OF "id" ON "public"."product"
+    FOR EACH ROW WHEN (OLD."id" IS DISTINCT FROM NEW."id") EXECUTE FUNCTION countercache."target_public_product_4d27a91c"();
+CREATE OR REPLACE TRIGGER countercache_target_truncate BEFORE TRUNCATE ON "public"."product"
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_product_4d27a91c"();
+
+-- countercache-unit: countercache-target-public.shelf
+SELECT countercache.fail('Shelf.books', pg_catalog.format('target table public.shelf also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
+    'generate every counter of one table into one changelog (or remove them from the other first)')
+  FROM countercache.counter k
+ WHERE k.target_schema OPERATOR(pg_catalog.=) 'public' AND k.target_table OPERATOR(pg_catalog.=) 'shelf'
+   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['default', ''])
+HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
+CREATE OR REPLACE FUNCTION countercache."target_public_shelf_718ddc52"()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $target$
+BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'shelf' THEN
+        RAISE EXCEPTION 'countercache: % serves public.shelf only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 172503673 AS c, r."id" AS k, -coalesce(r."books", 0)::bigint AS d FROM countercache_new AS r
+        ) s WHERE d <> 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 172503673 AS c, r."id" AS k, coalesce(r."books", 0)::bigint AS d FROM countercache_old AS r
+        ) s WHERE d <> 0;
+    ELSIF TG_OP = 'UPDATE' THEN
+        -- the key changed (a row trigger, only then): the old key gets its values back
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (VALUES
+            (172503673, OLD."id", coalesce(OLD."books", 0)::bigint), (172503673, NEW."id", -coalesce(NEW."books", 0)::bigint)
+        ) v(c, k, d) WHERE d <> 0;
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        PERFORM countercache.require_read_committed('TRUNCATE of public.shelf',
+            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 172503673 AS c, r."id" AS k, coalesce(r."books", 0)::bigint AS d FROM "public"."shelf" AS r
+        ) s WHERE d <> 0;
+    END IF;
+    RETURN NULL;
+END
+$target$;
+REVOKE ALL ON FUNCTION countercache."target_public_shelf_718ddc52"() FROM PUBLIC;
+
+CREATE OR REPLACE TRIGGER countercache_target_insert AFTER INSERT ON "public"."shelf"
+    REFERENCING NEW TABLE AS countercache_new
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_shelf_718ddc52"();
+CREATE OR REPLACE TRIGGER countercache_target_delete AFTER DELETE ON "public"."shelf"
+    REFERENCING OLD TABLE AS countercache_old
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_shelf_718ddc52"();
+CREATE OR REPLACE TRIGGER countercache_target_key AFTER UPDATE OF "id" ON "public"."shelf"
+    FOR EACH ROW WHEN (OLD."id" IS DISTINCT FROM NEW."id") EXECUTE FUNCTION countercache."target_public_shelf_718ddc52"();
+CREATE OR REPLACE TRIGGER countercache_target_truncate BEFORE TRUNCATE ON "public"."shelf"
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_shelf_718ddc52"();
+
+-- countercache-unit: countercache-target-public.shop
+SELECT countercache.fail('Shop.approvedReviews, Shop.stars', pg_catalog.format('target table public.shop also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
+    'generate every counter of one table into one changelog (or remove them from the other first)')
+  FROM countercache.counter k
+ WHERE k.target_schema OPERATOR(pg_catalog.=) 'public' AND k.target_table OPERATOR(pg_catalog.=) 'shop'
+   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['default', ''])
+HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
+CREATE OR REPLACE FUNCTION countercache."target_public_shop_3a59ad7e"()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $target$
+BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'shop' THEN
+        RAISE EXCEPTION 'countercache: % serves public.shop only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 2019686914 AS c, r."id" AS k, -coalesce(r."approved_reviews", 0)::bigint AS d FROM countercache_new AS r
+            UNION ALL
+            SELECT 592141636 AS c, r."id" AS k, -coalesce(r."stars", 0)::bigint AS d FROM countercache_new AS r
+        ) s WHERE d <> 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 2019686914 AS c, r."id" AS k, coalesce(r."approved_reviews", 0)::bigint AS d FROM countercache_old AS r
+            UNION ALL
+            SELECT 592141636 AS c, r."id" AS k, coalesce(r."stars", 0)::bigint AS d FROM countercache_old AS r
+        ) s WHERE d <> 0;
+    ELSIF TG_OP = 'UPDATE' THEN
+        -- the key changed (a row trigger, only then): the old key gets its values back
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (VALUES
+            (2019686914, OLD."id", coalesce(OLD."approved_reviews", 0)::bigint), (2019686914, NEW."id", -coalesce(NEW."approved_reviews", 0)::bigint),
+            (592141636, OLD."id", coalesce(OLD."stars", 0)::bigint), (592141636, NEW."id", -coalesce(NEW."stars", 0)::bigint)
+        ) v(c, k, d) WHERE d <> 0;
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        PERFORM countercache.require_read_committed('TRUNCATE of public.shop',
+            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 2019686914 AS c, r."id" AS k, coalesce(r."approved_reviews", 0)::bigint AS d FROM "public"."shop" AS r
+            UNION ALL
+            SELECT 592141636 AS c, r."id" AS k, coalesce(r."stars", 0)::bigint AS d FROM "public"."shop" AS r
+        ) s WHERE d <> 0;
+    END IF;
+    RETURN NULL;
+END
+$target$;
+REVOKE ALL ON FUNCTION countercache."target_public_shop_3a59ad7e"() FROM PUBLIC;
+
+CREATE OR REPLACE TRIGGER countercache_target_insert AFTER INSERT ON "public"."shop"
+    REFERENCING NEW TABLE AS countercache_new
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_shop_3a59ad7e"();
+CREATE OR REPLACE TRIGGER countercache_target_delete AFTER DELETE ON "public"."shop"
+    REFERENCING OLD TABLE AS countercache_old
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_shop_3a59ad7e"();
+CREATE OR REPLACE TRIGGER countercache_target_key AFTER UPDATE OF "id" ON "public"."shop"
+    FOR EACH ROW WHEN (OLD."id" IS DISTINCT FROM NEW."id") EXECUTE FUNCTION countercache."target_public_shop_3a59ad7e"();
+CREATE OR REPLACE TRIGGER countercache_target_truncate BEFORE TRUNCATE ON "public"."shop"
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_shop_3a59ad7e"();
+
+-- countercache-unit: countercache-target-public.shop_order
+SELECT countercache.fail('Order.total, Order.value', pg_catalog.format('target table public.shop_order also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
+    'generate every counter of one table into one changelog (or remove them from the other first)')
+  FROM countercache.counter k
+ WHERE k.target_schema OPERATOR(pg_catalog.=) 'public' AND k.target_table OPERATOR(pg_catalog.=) 'shop_order'
+   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['default', ''])
+HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
+CREATE OR REPLACE FUNCTION countercache."target_public_shop_order_e2057f56"()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $target$
+BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'shop_order' THEN
+        RAISE EXCEPTION 'countercache: % serves public.shop_order only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        SELECT c, k, d FROM (
+            SELECT 1200304570 AS c, r."id" AS k, -coalesce(r."total", 0)::bigint AS d FROM countercache_new AS r
+            UNION ALL
+            SELECT 416516304 AS c, r."id" AS k, -(coalesce(r."value", 0) * 100)::bigint AS d FROM countercache_new AS r
+        ) s WHERE d <> 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        SELECT c, k, d FROM (
+            SELECT 1200304570 AS c, r."id" AS k, coalesce(r."total", 0)::bigint AS d FROM countercache_old AS r
+            UNION ALL
+            SELECT 416516304 AS c, r."id" AS k, (coalesce(r."value", 0) * 100)::bigint AS d FROM countercache_old AS r
+        ) s WHERE d <> 0;
+    ELSIF TG_OP = 'UPDATE' THEN
+        -- the key changed (a row trigger, only then): the old key gets its values back
+        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        SELECT c, k, d FROM (VALUES
+            (1200304570, OLD."id", coalesce(OLD."total", 0)::bigint), (1200304570, NEW."id", -coalesce(NEW."total", 0)::bigint),
+            (416516304, OLD."id", (coalesce(OLD."value", 0) * 100)::bigint), (416516304, NEW."id", -(coalesce(NEW."value", 0) * 100)::bigint)
+        ) v(c, k, d) WHERE d <> 0;
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        PERFORM countercache.require_read_committed('TRUNCATE of public.shop_order',
+            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
+        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        SELECT c, k, d FROM (
+            SELECT 1200304570 AS c, r."id" AS k, coalesce(r."total", 0)::bigint AS d FROM "public"."shop_order" AS r
+            UNION ALL
+            SELECT 416516304 AS c, r."id" AS k, (coalesce(r."value", 0) * 100)::bigint AS d FROM "public"."shop_order" AS r
+        ) s WHERE d <> 0;
+    END IF;
+    RETURN NULL;
+END
+$target$;
+REVOKE ALL ON FUNCTION countercache."target_public_shop_order_e2057f56"() FROM PUBLIC;
+
+CREATE OR REPLACE TRIGGER countercache_target_insert AFTER INSERT ON "public"."shop_order"
+    REFERENCING NEW TABLE AS countercache_new
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_shop_order_e2057f56"();
+CREATE OR REPLACE TRIGGER countercache_target_delete AFTER DELETE ON "public"."shop_order"
+    REFERENCING OLD TABLE AS countercache_old
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_shop_order_e2057f56"();
+CREATE OR REPLACE TRIGGER countercache_target_key AFTER UPDATE OF "id" ON "public"."shop_order"
+    FOR EACH ROW WHEN (OLD."id" IS DISTINCT FROM NEW."id") EXECUTE FUNCTION countercache."target_public_shop_order_e2057f56"();
+CREATE OR REPLACE TRIGGER countercache_target_truncate BEFORE TRUNCATE ON "public"."shop_order"
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_shop_order_e2057f56"();
+
+-- countercache-unit: countercache-target-public.tag
+SELECT countercache.fail('Tag.uses', pg_catalog.format('target table public.tag also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
+    'generate every counter of one table into one changelog (or remove them from the other first)')
+  FROM countercache.counter k
+ WHERE k.target_schema OPERATOR(pg_catalog.=) 'public' AND k.target_table OPERATOR(pg_catalog.=) 'tag'
+   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['default', ''])
+HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
+CREATE OR REPLACE FUNCTION countercache."target_public_tag_c84fd5b6"()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $target$
+BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'tag' THEN
+        RAISE EXCEPTION 'countercache: % serves public.tag only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 314919807 AS c, r."id" AS k, -coalesce(r."uses", 0)::bigint AS d FROM countercache_new AS r
+        ) s WHERE d <> 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 314919807 AS c, r."id" AS k, coalesce(r."uses", 0)::bigint AS d FROM countercache_old AS r
+        ) s WHERE d <> 0;
+    ELSIF TG_OP = 'UPDATE' THEN
+        -- the key changed (a row trigger, only then): the old key gets its values back
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (VALUES
+            (314919807, OLD."id", coalesce(OLD."uses", 0)::bigint), (314919807, NEW."id", -coalesce(NEW."uses", 0)::bigint)
+        ) v(c, k, d) WHERE d <> 0;
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        PERFORM countercache.require_read_committed('TRUNCATE of public.tag',
+            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, d FROM (
+            SELECT 314919807 AS c, r."id" AS k, coalesce(r."uses", 0)::bigint AS d FROM "public"."tag" AS r
+        ) s WHERE d <> 0;
+    END IF;
+    RETURN NULL;
+END
+$target$;
+REVOKE ALL ON FUNCTION countercache."target_public_tag_c84fd5b6"() FROM PUBLIC;
+
+CREATE OR REPLACE TRIGGER countercache_target_insert AFTER INSERT ON "public"."tag"
+    REFERENCING NEW TABLE AS countercache_new
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_tag_c84fd5b6"();
+CREATE OR REPLACE TRIGGER countercache_target_delete AFTER DELETE ON "public"."tag"
+    REFERENCING OLD TABLE AS countercache_old
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_tag_c84fd5b6"();
+CREATE OR REPLACE TRIGGER countercache_target_key AFTER UPDATE OF "id" ON "public"."tag"
+    FOR EACH ROW WHEN (OLD."id" IS DISTINCT FROM NEW."id") EXECUTE FUNCTION countercache."target_public_tag_c84fd5b6"();
+CREATE OR REPLACE TRIGGER countercache_target_truncate BEFORE TRUNCATE ON "public"."tag"
+    FOR EACH STATEMENT EXECUTE FUNCTION countercache."target_public_tag_c84fd5b6"();
+
+-- countercache-unit: countercache-via-public.product
+SELECT countercache.fail('Shop.approvedReviews, Shop.stars', pg_catalog.format('via table public.product also has counters of changelog %L (%s)', pg_catalog.min(k.changelog), pg_catalog.string_agg(k.declared_by, ', ' ORDER BY k.declared_by)),
+    'generate every counter of one table into one changelog (or remove them from the other first)')
+  FROM countercache.counter k
+ WHERE k.via_schema OPERATOR(pg_catalog.=) 'public' AND k.via_table OPERATOR(pg_catalog.=) 'product'
+   AND k.changelog OPERATOR(pg_catalog.<>) ALL (ARRAY['default', ''])
+HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 0;
+CREATE OR REPLACE FUNCTION countercache."via_public_product_4d27a91c"()
+RETURNS trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $via$
+#variable_conflict use_column
+BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'product' THEN
+        RAISE EXCEPTION 'countercache: % serves public.product only, not %.%', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    PERFORM countercache.require_read_committed('moving a row of public.product (Shop.approvedReviews, Shop.stars)',
+        'change the key or the link of a middle row, or delete it, in a READ COMMITTED transaction');
+    IF TG_OP = 'UPDATE' THEN
+        PERFORM FROM "public"."product" v WHERE v."id" = OLD."id" FOR UPDATE OF v;
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Shop.approvedReviews */ 2019686914 AS c, NEW."shop_id" AS k, 1 AS d FROM "public"."review" AS "review" WHERE "review"."product_id" = NEW."id" AND NEW."shop_id" IS NOT NULL AND (approved)
+            UNION ALL
+            SELECT /* @CounterCache on Shop.approvedReviews */ 2019686914 AS c, OLD."shop_id" AS k, -1 AS d FROM "public"."review" AS "review" WHERE "review"."product_id" = OLD."id" AND OLD."shop_id" IS NOT NULL AND (approved)
+            UNION ALL
+            SELECT /* @CounterCache on Shop.stars */ 592141636 AS c, NEW."shop_id" AS k, coalesce("review"."stars", 0)::bigint AS d FROM "public"."review" AS "review" WHERE "review"."product_id" = NEW."id" AND NEW."shop_id" IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Shop.stars */ 592141636 AS c, OLD."shop_id" AS k, -coalesce("review"."stars", 0)::bigint AS d FROM "public"."review" AS "review" WHERE "review"."product_id" = OLD."id" AND OLD."shop_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+        RETURN NEW;
+    END IF;
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT /* @CounterCache on Shop.approvedReviews */ 2019686914 AS c, OLD."shop_id" AS k, -1 AS d FROM "public"."review" AS "review" WHERE "review"."product_id" = OLD."id" AND OLD."shop_id" IS NOT NULL AND (approved)
+            UNION ALL
+            SELECT /* @CounterCache on Shop.stars */ 592141636 AS c, OLD."shop_id" AS k, -coalesce("review"."stars", 0)::bigint AS d FROM "public"."review" AS "review" WHERE "review"."product_id" = OLD."id" AND OLD."shop_id" IS NOT NULL
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    RETURN OLD;
+END
+$via$;
+REVOKE ALL ON FUNCTION countercache."via_public_product_4d27a91c"() FROM PUBLIC;
+
+CREATE OR REPLACE TRIGGER countercache_via_update BEFORE UPDATE OF "id", "shop_id" ON "public"."product"
+    FOR EACH ROW WHEN (OLD."id" IS DISTINCT FROM NEW."id" OR OLD."shop_id" IS DISTINCT FROM NEW."shop_id") EXECUTE FUNCTION countercache."via_public_product_4d27a91c"();
+CREATE OR REPLACE TRIGGER countercache_via_delete BEFORE DELETE ON "public"."product"
+    FOR EACH ROW EXECUTE FUNCTION countercache."via_public_product_4d27a91c"();
+
+-- countercache-unit: countercache-prune
+SELECT countercache.prune('default', ARRAY['public.blog_article.total_comments', 'public.blog_article.total_likes', 'public.blog_article.total_public_comments', 'public.blog_user.total_public_comments', 'public.product.approved_reviews', 'public.product.stars', 'public.shelf.books', 'public.shop.approved_reviews', 'public.shop.stars', 'public.shop_order.total', 'public.shop_order.value', 'public.tag.uses']::text[]);
+
+-- countercache-unit: countercache-limits
+SELECT countercache.prune_limits('default', ARRAY[]::text[]);
+
+-- countercache-unit: countercache-recount everyTime
+CALL countercache.run_recounts();
+

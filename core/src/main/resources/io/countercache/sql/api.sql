@@ -1,0 +1,112 @@
+-- The read side of the public SQL API: what tools, workers and applications read instead of the library's tables
+-- (docs/architecture.md, "The SQL API", lists every function users call). The library's Java code names no table of
+-- this schema; it calls these. Those an application may call run SECURITY DEFINER, so it needs EXECUTE on them and no
+-- right on the tables they read.
+
+-- The installed counters, with whether each counter column exists.
+CREATE OR REPLACE FUNCTION countercache.counters()
+RETURNS TABLE (id integer, name text, declared_by text, target_schema name, target_table name, target_key name,
+               key_type text, target_column name, column_exists boolean, source_schema name, source_table name,
+               source_fk name, condition text, sum_column name, strategy text, slots integer, scale integer,
+               via_schema name, via_table name, via_key name, via_fk name, definition_hash text, changelog text)
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT k.id, k.name, k.declared_by, k.target_schema, k.target_table, k.target_key, k.key_type, k.target_column,
+           countercache.column_type(k.target_schema, k.target_table, k.target_column) IS NOT NULL,
+           k.source_schema, k.source_table, k.source_fk, k.condition, k.sum_column, k.strategy, k.slots, k.scale,
+           k.via_schema, k.via_table, k.via_key, k.via_fk, k.definition_hash, k.changelog
+      FROM countercache.counter k
+     ORDER BY k.name
+$fn$;
+
+-- The installed limit counters.
+CREATE OR REPLACE FUNCTION countercache.limits()
+RETURNS TABLE (name text, period interval, default_limit bigint, time_zone text, retention integer, changelog text)
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT l.name, l.period, l.default_limit, l.time_zone, l.retention, l.changelog
+      FROM countercache.limit_def l
+     ORDER BY l.name
+$fn$;
+
+-- Read-your-writes: the exact values of one counter for these target keys (ids for integer and bigint keys, uuids for
+-- uuid keys), the column plus what is pending for it, in the counter's own scale. One statement, so one snapshot:
+-- every committed rollup is seen either in the column or in what is pending, never in both and never in neither; in
+-- the caller's transaction it sees the caller's own writes. Keys of rows that do not exist are absent.
+CREATE OR REPLACE FUNCTION countercache.exact(counter_id integer, ids bigint[] DEFAULT NULL, uuids uuid[] DEFAULT NULL)
+RETURNS TABLE (target_id bigint, target_uuid uuid, value numeric)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    c countercache.counter := countercache.counter_of(exact.counter_id, 'countercache.exact');
+BEGIN
+    RETURN QUERY EXECUTE format(
+        $q$SELECT %1$s, %2$s, (coalesce(t.%3$I, 0)::numeric + coalesce(p.n, 0) / %4$s)
+             FROM %5$I.%6$I t
+             LEFT JOIN (SELECT q.k, sum(q.amount) AS n FROM (%7$s) q WHERE q.k = ANY (%9$s) GROUP BY q.k) p
+                    ON p.k = t.%8$I
+            WHERE t.%8$I = ANY (%9$s)$q$,
+        CASE WHEN c.key_type = 'uuid' THEN 'NULL::bigint' ELSE format('t.%I::bigint', c.target_key) END,
+        CASE WHEN c.key_type = 'uuid' THEN format('t.%I', c.target_key) ELSE 'NULL::uuid' END,
+        c.target_column, (10::numeric ^ c.scale)::bigint, c.target_schema, c.target_table,
+        countercache.pending_sql(c), c.target_key, CASE WHEN c.key_type = 'uuid' THEN '$2' ELSE '$1' END)
+        USING ids, uuids;
+END
+$fn$;
+
+-- Per counter: deltas waiting (queued in either queue, and non-zero slots) and the age of the oldest, dead letters,
+-- orphans, whether a recount runs and how far it has come, and whether all its triggers are in place.
+CREATE OR REPLACE FUNCTION countercache.status()
+RETURNS TABLE (counter_id integer, name text, declared_by text, strategy text, waiting bigint,
+               oldest_seconds double precision, dead_letters bigint, orphans bigint, recounting boolean,
+               recount_targets bigint, triggers_ok boolean)
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    c countercache.counter;
+BEGIN
+    FOR c IN SELECT * FROM countercache.counter k ORDER BY k.name LOOP
+        counter_id := c.id; name := c.name; declared_by := c.declared_by; strategy := c.strategy;
+        EXECUTE format($q$SELECT count(*) FILTER (WHERE p.place IN ('queue', 'unlogged queue')
+                                                     OR (p.place = 'slot' AND p.amount <> 0)),
+                                 coalesce(extract(epoch FROM now() - min(p.since)
+                                          FILTER (WHERE p.place IN ('queue', 'unlogged queue'))), 0)::float8,
+                                 count(*) FILTER (WHERE p.place = 'dead letter'),
+                                 count(*) FILTER (WHERE p.place = 'orphan')
+                            FROM (%s) p$q$, countercache.pending_sql(c))
+            INTO waiting, oldest_seconds, dead_letters, orphans;
+        SELECT true, j.targets INTO recounting, recount_targets FROM countercache.recount_job j WHERE j.counter_id = c.id;
+        recounting := coalesce(recounting, false);
+        recount_targets := coalesce(recount_targets, 0);
+        triggers_ok := NOT EXISTS (SELECT FROM countercache.trigger_problems() t WHERE t.counter = c.name);
+        RETURN NEXT;
+    END LOOP;
+END
+$fn$;
+
+-- The lowest and highest id in the queues (both NULL when they are empty): a drain waits until every delta queued
+-- before it began is gone.
+CREATE OR REPLACE FUNCTION countercache.queue_bounds()
+RETURNS TABLE (first_id bigint, last_id bigint)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT least((SELECT min(d.id) FROM countercache.delta d), (SELECT min(u.id) FROM countercache.delta_unlogged u)),
+           greatest((SELECT max(d.id) FROM countercache.delta d), (SELECT max(u.id) FROM countercache.delta_unlogged u))
+$fn$;
+
+-- One batch of the oldest requested recount (see recount_step): the counter, whether it is done, and how many target
+-- rows it checked and corrected; no row when no recount is requested.
+CREATE OR REPLACE FUNCTION countercache.recount_next(max_targets integer DEFAULT countercache.default_batch_size())
+RETURNS TABLE (counter_id integer, done boolean, targets bigint, corrected bigint)
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT j.counter_id, s.done, s.targets, s.corrected
+      FROM (SELECT j.counter_id FROM countercache.recount_job j ORDER BY j.requested_at, j.counter_id LIMIT 1) j,
+           countercache.recount_step(j.counter_id, max_targets) s
+$fn$;

@@ -1,0 +1,278 @@
+-- Capture: the triggers that turn every write of a counted table into deltas, generated here from the catalog, so
+-- that a table's triggers always serve every counter the catalog holds for it, whichever changelog declared it.
+--
+-- The formula for what one source row contributes to a counter lives once, in contributions_sql. The capture
+-- triggers (the rows a statement added and removed), the path triggers (the rows under a middle row) and the
+-- recount (every row of the source, drift_sql) all read it, so stored + pending = recount cannot be broken by two
+-- texts that disagree.
+
+-- An amount as the queue holds it: a bigint, in units of 10^-scale for a numeric sum (cents for numeric(p,2)).
+CREATE OR REPLACE FUNCTION countercache.units_sql(c countercache.counter, value text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN c.scale = 0 THEN format('coalesce(%s, 0)::bigint', value)
+                ELSE format('(coalesce(%s, 0) * %s)::bigint', value, (10::numeric ^ c.scale)::bigint) END
+$fn$;
+
+-- The contribution formula: a query of (k, d), one row per row of rows (a relation: a transition table, the source
+-- table, a subquery of it) that counts for counter c, with k the target key it counts for and d what it adds, times
+-- sign, in the counter's units. A row counts when its foreign key is set and the counter's condition holds (judged on
+-- the source row alone, aliased as the source table); with a path, k is the key its middle row points at now, or
+-- the expression target when the caller knows it (a middle table's trigger, for the rows under OLD or NEW). The
+-- comment names the counter, so that an error in its where or sum at run time names it too.
+CREATE OR REPLACE FUNCTION countercache.contributions_sql(c countercache.counter, rows text, sign integer,
+                                                          target text DEFAULT NULL)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format('SELECT /* @CounterCache on %s */ %s AS k, s.d FROM (', regexp_replace(c.declared_by,
+                  '[^A-Za-z0-9_.$, ]', '_', 'g'), CASE WHEN target IS NOT NULL THEN target
+                                                       WHEN c.via_table IS NULL THEN 's.f'
+                                                       ELSE format('v.%I', c.via_fk) END)
+        || format('SELECT %1$I.%2$I AS f, %3$s%4$s AS d FROM %5$s AS %1$I WHERE %1$I.%2$I IS NOT NULL AND (%6$s)',
+                  c.source_table, c.source_fk, CASE WHEN sign < 0 THEN '-' ELSE '' END,
+                  CASE WHEN c.sum_column IS NULL THEN '1'
+                       ELSE countercache.units_sql(c, format('%I.%I', c.source_table, c.sum_column)) END,
+                  rows, coalesce(c.condition, 'true'))
+        || ') s'
+        || CASE WHEN target IS NOT NULL THEN format(' WHERE %s IS NOT NULL', target)
+                WHEN c.via_table IS NULL THEN ''
+                ELSE format(' JOIN %I.%I v ON v.%I = s.f WHERE v.%I IS NOT NULL', c.via_schema, c.via_table,
+                            c.via_key, c.via_fk) END
+$fn$;
+
+-- The contributions of one side of a change: a transition table (countercache_new, countercache_old), the whole
+-- source table ('source', before a TRUNCATE), or the source rows under a middle row ('NEW', 'OLD').
+CREATE OR REPLACE FUNCTION countercache.side_sql(c countercache.counter, side text, sign integer)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE side
+        WHEN 'source' THEN countercache.contributions_sql(c, format('%I.%I', c.source_schema, c.source_table), sign)
+        WHEN 'NEW' THEN countercache.contributions_sql(c, format('(SELECT * FROM %I.%I WHERE %I = NEW.%I)',
+            c.source_schema, c.source_table, c.source_fk, c.via_key), sign, format('NEW.%I', c.via_fk))
+        WHEN 'OLD' THEN countercache.contributions_sql(c, format('(SELECT * FROM %I.%I WHERE %I = OLD.%I)',
+            c.source_schema, c.source_table, c.source_fk, c.via_key), sign, format('OLD.%I', c.via_fk))
+        ELSE countercache.contributions_sql(c, side, sign) END
+$fn$;
+
+-- Each counter's contributions from the rows added and removed (either side NULL), summed per counter (c) and
+-- target (k), so that a bulk statement yields one change per target and an update that changes nothing relevant none.
+CREATE OR REPLACE FUNCTION countercache.deltas_sql(cs countercache.counter[], added text, removed text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT E'SELECT c, k, sum(d) AS d FROM (\n            '
+        || string_agg(format('SELECT %s AS c, x.k, x.d FROM (%s) x', c.id, countercache.side_sql(c, s.side, s.sign)),
+                      E'\n            UNION ALL\n            ' ORDER BY c.name, s.sign DESC)
+        || E'\n        ) s GROUP BY c, k HAVING sum(d) <> 0'
+      FROM unnest(cs) c, (VALUES (added, 1), (removed, -1)) AS s(side, sign)
+     WHERE s.side IS NOT NULL
+$fn$;
+
+-- The queue column of a counter's key type.
+CREATE OR REPLACE FUNCTION countercache.key_column(c countercache.counter)
+RETURNS name
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END::name
+$fn$;
+
+-- The statements that take the rows added and removed to each counter of cs by its strategy:
+--   queue, unlogged: one INSERT per key type into the queue (depesz's queue, or its unlogged twin);
+--   direct: one UPDATE per target table in the writer's transaction; sums for keys no target row has are kept as
+--     orphans, as the rollup would keep them, so nothing is lost;
+--   slotted: per counter and target, add the sum to a slot row no other transaction holds (FOR UPDATE SKIP LOCKED);
+--     if every existing slot is held, open one of the counter's N slot numbers that has no row yet and no other
+--     writer is opening (each opener holds an advisory lock on the number until it commits), at random; if there is
+--     none, queue the sum. So a writer never waits for another's slot. The lock and the update are two statements:
+--     the lock returns the row's latest version, which the locking statement's snapshot may not see, the next one's
+--     does.
+CREATE OR REPLACE FUNCTION countercache.capture_sql(cs countercache.counter[], added text, removed text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    g record;
+    c countercache.counter;
+    out text := '';
+BEGIN
+    -- one group per strategy and key type; a direct counter's group is one target table
+    FOR g IN
+        SELECT k.strategy, countercache.key_column(k) AS kc, t.target_schema, t.target_table, t.target_key,
+               array_agg(k ORDER BY k.name) AS members
+          FROM unnest(cs) k
+         LEFT JOIN LATERAL (SELECT k.target_schema, k.target_table, k.target_key WHERE k.strategy = 'direct') t ON true
+         GROUP BY 1, 2, 3, 4, 5
+         ORDER BY 1, 2, 3, 4
+    LOOP
+        cs := g.members;
+        IF g.strategy IN ('queue', 'unlogged') THEN
+            out := out || format(E'        INSERT INTO countercache.%I (counter_id, %I, delta)\n        %s;\n',
+                CASE g.strategy WHEN 'queue' THEN 'delta' ELSE 'delta_unlogged' END, g.kc,
+                countercache.deltas_sql(cs, added, removed));
+        ELSIF g.strategy = 'direct' THEN
+            out := out || format(E'        WITH s AS (\n            %s\n        ), w AS (\n'
+                                 || E'            SELECT s.k, %s FROM s GROUP BY s.k\n        ), u AS (\n'
+                                 || E'            UPDATE %I.%I t SET %s\n'
+                                 || E'              FROM w WHERE t.%I = w.k RETURNING t.%I AS k\n        )\n'
+                                 || E'        INSERT INTO countercache.orphan (counter_id, %I, delta, enqueued_at)\n'
+                                 || E'        SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);\n',
+                countercache.deltas_sql(cs, added, removed),
+                (SELECT string_agg(format('sum(s.d) FILTER (WHERE s.c = %s) AS d%s', (cs[i]).id, i), ', ' ORDER BY i)
+                   FROM generate_subscripts(cs, 1) i),
+                g.target_schema, g.target_table,
+                (SELECT string_agg(format('%1$I = coalesce(t.%1$I, 0) + coalesce(w.d%2$s, 0)%3$s', (cs[i]).target_column,
+                                          i, CASE WHEN (cs[i]).scale > 0
+                                                  THEN ' * ' || trim_scale(0.1::numeric ^ (cs[i]).scale) ELSE '' END),
+                                   ', ' ORDER BY i)
+                   FROM generate_subscripts(cs, 1) i),
+                g.target_key, g.target_key, g.kc);
+        ELSE
+            FOREACH c IN ARRAY cs LOOP
+                out := out || format(
+                    E'        FOR r IN %1$s ORDER BY k LOOP\n'
+                    || E'            SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = %2$s AND x.%3$I = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;\n'
+                    || E'            IF FOUND THEN\n'
+                    || E'                UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;\n'
+                    || E'            ELSE\n'
+                    || E'                INSERT INTO countercache.slot (counter_id, %3$I, slot, n)\n'
+                    || E'                SELECT %2$s, r.k, f.s, r.d FROM (\n'
+                    || E'                    SELECT g.s FROM generate_series(0, %4$s) AS g(s)\n'
+                    || E'                     WHERE NOT EXISTS (SELECT FROM countercache.slot y WHERE y.counter_id = %2$s AND y.%3$I = r.k AND y.slot = g.s)\n'
+                    || E'                     ORDER BY random() OFFSET 0) AS f   -- OFFSET 0: try the locks one by one\n'
+                    || E'                 WHERE pg_try_advisory_xact_lock(hashtextextended(%5$L || r.k || '':'' || f.s, 0))\n'
+                    || E'                 LIMIT 1\n'
+                    || E'                ON CONFLICT ON CONSTRAINT slot_key DO NOTHING;\n'
+                    || E'                IF NOT FOUND THEN\n'
+                    || E'                    INSERT INTO countercache.delta (counter_id, %3$I, delta) VALUES (%2$s, r.k, r.d);\n'
+                    || E'                END IF;\n'
+                    || E'            END IF;\n'
+                    || E'        END LOOP;\n',
+                    countercache.deltas_sql(ARRAY[c], added, removed), c.id, g.kc, c.slots - 1, c.id || ':');
+            END LOOP;
+        END IF;
+    END LOOP;
+    RETURN out;
+END
+$fn$;
+
+-- Before a capture reads middle rows, it locks the ones its rows point at FOR KEY SHARE (as their foreign key check
+-- does for new rows), one statement before the one that reads them, so that the read sees a middle row's latest
+-- committed version: a transaction that moves a middle row holds it FOR UPDATE until it commits, and has counted the
+-- source rows it could see. See docs/architecture.md, "Counters along a path".
+CREATE OR REPLACE FUNCTION countercache.lock_vias_sql(cs countercache.counter[], rows text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT coalesce(string_agg(format(E'        PERFORM FROM %1$I.%2$I v WHERE v.%3$I IN (SELECT x.%4$I FROM %5$s x)\n'
+                                      || E'            ORDER BY v.%3$I FOR KEY SHARE OF v;\n',
+                                      l.via_schema, l.via_table, l.via_key, l.source_fk, rows), ''
+                               ORDER BY l.via_schema, l.via_table, l.via_key, l.source_fk), '')
+      FROM (SELECT DISTINCT c.via_schema, c.via_table, c.via_key, c.source_fk FROM unnest(cs) c
+             WHERE c.via_table IS NOT NULL) l
+$fn$;
+
+-- A counter column's values in rows (target rows: a transition table, or the table itself before a TRUNCATE) handed
+-- back to the queue with this sign, per key: a deleted row's counts go back to the queue and an inserted row's
+-- initial values come out of it, so a key's column, queue, dead letters and orphans always add up to its recount,
+-- whatever happens to the row.
+CREATE OR REPLACE FUNCTION countercache.hand_back_sql(cs countercache.counter[], rows text, sign text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format(E'        INSERT INTO countercache.delta (counter_id, %s, delta)\n        SELECT c, k, d FROM (\n            ',
+                  countercache.key_column(cs[1]))
+        || string_agg(format('SELECT %s AS c, r.%I AS k, %s%s AS d FROM %s AS r', c.id, c.target_key, sign,
+                             countercache.units_sql(c, format('r.%I', c.target_column)), rows),
+                      E'\n            UNION ALL\n            ' ORDER BY c.name)
+        || E'\n        ) s WHERE d <> 0;\n'
+      FROM unnest(cs) c
+$fn$;
+
+-- The body of the trigger function of one kind for a table, serving the counters cs (all of the table's counters of
+-- that kind, from the catalog):
+--   capture: the counters fed by a source table. Every INSERT, UPDATE, DELETE and TRUNCATE queues the difference.
+--   target: the counters held by a target table (see hand_back_sql); a key change moves the old key's values back.
+--   via: the counters along paths through a middle table. A row whose key or link changes, or that is deleted,
+--     moves the counts of the source rows under it, counted BEFORE the change (and before any cascade to the source
+--     rows, whose own capture then finds the row changed). It first locks the row FOR UPDATE, which waits for every
+--     writer that holds it FOR KEY SHARE (a capture, a foreign key check) and makes later ones wait until commit.
+-- Each function serves its one table only, and runs SECURITY DEFINER: a writer needs no right on the queue, so it
+-- can neither read, forge nor block it.
+CREATE OR REPLACE FUNCTION countercache.trigger_body(kind text, cs countercache.counter[])
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    c countercache.counter := cs[1];
+    tbl_schema name := CASE kind WHEN 'capture' THEN c.source_schema WHEN 'target' THEN c.target_schema
+                                 ELSE c.via_schema END;
+    tbl_name name := CASE kind WHEN 'capture' THEN c.source_table WHEN 'target' THEN c.target_table
+                               ELSE c.via_table END;
+    tbl text := format('%I.%I', tbl_schema, tbl_name);
+    declarers text := (SELECT string_agg(k.declared_by, ', ' ORDER BY k.name) FROM unnest(cs) k);
+    -- a capture's slotted counters loop over their deltas (r) and the slot row they hold (held)
+    head text := CASE WHEN kind <> 'target' THEN E'#variable_conflict use_column\n' ELSE '' END
+                 || CASE WHEN kind <> 'target' AND EXISTS (SELECT FROM unnest(cs) k WHERE k.strategy = 'slotted')
+                         THEN E'DECLARE\n    r record;\n    held tid;\n' ELSE '' END
+                 || format(E'BEGIN\n    IF TG_TABLE_SCHEMA <> %L OR TG_TABLE_NAME <> %L THEN\n'
+                           || E'        RAISE EXCEPTION ''countercache: %% serves %% only, not %%.%%'', TG_NAME, %L, TG_TABLE_SCHEMA, TG_TABLE_NAME\n'
+                           || E'            USING ERRCODE = ''insufficient_privilege'';\n    END IF;\n',
+                           tbl_schema, tbl_name, tbl);
+    truncating text := format(E'        PERFORM countercache.require_read_committed(%L,\n'
+                              || E'            ''run TRUNCATE in a READ COMMITTED transaction, or use DELETE'');\n',
+                              'TRUNCATE of ' || tbl);
+BEGIN
+    IF kind = 'capture' THEN
+        -- the foreign key check of an INSERT (and of an UPDATE that changes the key) has locked the middle rows of
+        -- the new rows already: a path needs that constraint, and it is checked before this trigger
+        RETURN head
+            || E'    IF TG_OP = ''INSERT'' THEN\n' || countercache.capture_sql(cs, 'countercache_new', NULL)
+            || E'    ELSIF TG_OP = ''DELETE'' THEN\n' || countercache.lock_vias_sql(cs, 'countercache_old')
+            || countercache.capture_sql(cs, NULL, 'countercache_old')
+            || E'    ELSIF TG_OP = ''UPDATE'' THEN\n' || countercache.lock_vias_sql(cs, 'countercache_old')
+            || countercache.capture_sql(cs, 'countercache_new', 'countercache_old')
+            || E'    ELSIF TG_OP = ''TRUNCATE'' THEN\n'
+            || E'        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted\n'
+            || truncating || countercache.lock_vias_sql(cs, tbl) || countercache.capture_sql(cs, NULL, 'source')
+            || E'    END IF;\n    RETURN NULL;\nEND\n';
+    ELSIF kind = 'target' THEN
+        RETURN head
+            || E'    IF TG_OP = ''INSERT'' THEN\n' || countercache.hand_back_sql(cs, 'countercache_new', '-')
+            || E'    ELSIF TG_OP = ''DELETE'' THEN\n' || countercache.hand_back_sql(cs, 'countercache_old', '')
+            || E'    ELSIF TG_OP = ''UPDATE'' THEN\n'
+            || E'        -- the key changed (a row trigger, only then): the old key gets its values back\n'
+            || format(E'        INSERT INTO countercache.delta (counter_id, %s, delta)\n        SELECT c, k, d FROM (VALUES\n            ',
+                      countercache.key_column(c))
+            || (SELECT string_agg(format('(%s, OLD.%I, %s), (%s, NEW.%I, -%s)', k.id, k.target_key,
+                                         countercache.units_sql(k, format('OLD.%I', k.target_column)), k.id,
+                                         k.target_key, countercache.units_sql(k, format('NEW.%I', k.target_column))),
+                                  E',\n            ' ORDER BY k.name) FROM unnest(cs) k)
+            || E'\n        ) v(c, k, d) WHERE d <> 0;\n'
+            || E'    ELSIF TG_OP = ''TRUNCATE'' THEN\n' || truncating || countercache.hand_back_sql(cs, tbl, '')
+            || E'    END IF;\n    RETURN NULL;\nEND\n';
+    ELSE
+        RETURN head
+            || format(E'    PERFORM countercache.require_read_committed(%L,\n'
+                      || E'        ''change the key or the link of a middle row, or delete it, in a READ COMMITTED transaction'');\n',
+                      format('moving a row of %s (%s)', tbl, declarers))
+            || E'    IF TG_OP = ''UPDATE'' THEN\n'
+            || format(E'        PERFORM FROM %s v WHERE v.%I = OLD.%2$I FOR UPDATE OF v;\n', tbl, c.via_key)
+            || countercache.capture_sql(cs, 'NEW', 'OLD')
+            || E'        RETURN NEW;\n    END IF;\n'
+            || countercache.capture_sql(cs, NULL, 'OLD')
+            || E'    RETURN OLD;\nEND\n';
+    END IF;
+END
+$fn$;

@@ -1,0 +1,271 @@
+-- The catalog: a counter's definition, checked and recorded (define_counter), and forgotten (forget, prune,
+-- uninstall); and the helpers every subsystem uses to read it and to name what is wrong. The tables are in
+-- upgrade/001-tables.sql.
+
+-- The batch size the SQL functions take when none is given; RollupWorker.DEFAULT_BATCH_SIZE is the same number (a
+-- test holds them together).
+CREATE OR REPLACE FUNCTION countercache.default_batch_size()
+RETURNS integer
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$ SELECT 10000 $fn$;
+
+-- Raises the error that names the counter, what is wrong and how to fix it.
+CREATE OR REPLACE FUNCTION countercache.fail(declared_by text, problem text, fix text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    RAISE EXCEPTION '@CounterCache on %: %', declared_by, problem
+        USING HINT = fix, ERRCODE = 'invalid_parameter_value';
+END
+$fn$;
+
+-- The type of a column, or NULL when the table or the column does not exist.
+CREATE OR REPLACE FUNCTION countercache.column_type(tbl_schema name, tbl name, col name)
+RETURNS regtype
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT a.atttypid::regtype
+      FROM pg_attribute a
+     WHERE a.attrelid = to_regclass(format('%I.%I', tbl_schema, tbl))
+       AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped
+$fn$;
+
+-- The scale of a numeric(p,s) column (NULL for an unconstrained numeric or a missing column), and a column's type
+-- as DDL spells it.
+CREATE OR REPLACE FUNCTION countercache.column_scale(tbl_schema name, tbl name, col name)
+RETURNS integer
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN a.atttypmod >= 4 THEN (a.atttypmod - 4) & 65535 END
+      FROM pg_attribute a
+     WHERE a.attrelid = to_regclass(format('%I.%I', tbl_schema, tbl))
+       AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped AND a.atttypid = 'numeric'::regtype
+$fn$;
+CREATE OR REPLACE FUNCTION countercache.column_format(tbl_schema name, tbl name, col name)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format_type(a.atttypid, a.atttypmod)
+      FROM pg_attribute a
+     WHERE a.attrelid = to_regclass(format('%I.%I', tbl_schema, tbl))
+       AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped
+$fn$;
+
+-- "<what> s.t.c is <type>, <says> <expected>" unless the column exists with the expected type, else NULL.
+CREATE OR REPLACE FUNCTION countercache.type_problem(what text, tbl_schema name, tbl name, col name, expected text,
+                                                     says text)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format('%s %I.%I.%I is %s, %s %s', what, tbl_schema, tbl, col, coalesce(x.t::text, 'missing'), says, expected)
+      FROM (SELECT countercache.column_type(tbl_schema, tbl, col) AS t) x
+     WHERE x.t IS NULL OR x.t::text <> expected
+$fn$;
+
+-- Raises a clear error unless the transaction is READ COMMITTED. Maintenance that must see every committed row (a
+-- recount's correction, the rows a TRUNCATE removes) takes its snapshot after its lock; under REPEATABLE READ or
+-- SERIALIZABLE the snapshot is the transaction's first one, which can be older than a committed write.
+CREATE OR REPLACE FUNCTION countercache.require_read_committed(what text, fix text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'countercache: % cannot be counted exactly in a % transaction', what,
+                        upper(current_setting('transaction_isolation'))
+            USING HINT = fix, ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+END
+$fn$;
+
+-- The catalog row of a counter, or an error naming the caller and how to list the counters.
+CREATE OR REPLACE FUNCTION countercache.counter_of(counter_id integer, caller text)
+RETURNS countercache.counter
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    c countercache.counter;
+BEGIN
+    SELECT * INTO c FROM countercache.counter k WHERE k.id = counter_of.counter_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION '%: no counter with id %', caller, counter_of.counter_id
+            USING HINT = 'SELECT id, name FROM countercache.counter lists the installed counters',
+                  ERRCODE = 'invalid_parameter_value';
+    END IF;
+    RETURN c;
+END
+$fn$;
+
+
+-- Checks a counter against the database, records it in the catalog and adds the counter column when it is missing.
+-- Returns true when the counter is new or its definition changed; a recount of it is then requested (see
+-- request_recount): the changelog runs it after the triggers are in place, in batches that writers never wait for.
+CREATE OR REPLACE FUNCTION countercache.define_counter(
+    id integer, name text, declared_by text,
+    target_schema name, target_table name, target_key name, key_type text, target_column name, column_type text,
+    source_schema name, source_table name, source_fk name, condition text, sum_column name,
+    strategy text, slots integer, definition_hash text,
+    via_schema name DEFAULT NULL, via_table name DEFAULT NULL, via_key name DEFAULT NULL,
+    via_key_type text DEFAULT NULL, via_fk name DEFAULT NULL, scale integer DEFAULT 0)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    t regtype;
+    old_hash text;
+    first record;
+    guard text := coalesce(current_setting('countercache.ddl_guard', true), '');
+BEGIN
+    SELECT * INTO first FROM countercache.counter_problems(declared_by, target_schema, target_table, target_key,
+        key_type, target_column, column_type, source_schema, source_table, source_fk, condition, sum_column, strategy,
+        slots, via_schema, via_table, via_key, via_key_type, via_fk, scale) LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION '%', first.problem USING HINT = first.fix, ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- the counter's own column is not a schema change the DDL guard should stop
+    PERFORM set_config('countercache.ddl_guard', 'off', true);
+    t := countercache.column_type(target_schema, target_table, target_column);
+    IF t IS NULL THEN
+        EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I %s NOT NULL DEFAULT 0',
+            target_schema, target_table, target_column, column_type);   -- column_type: checked above
+    ELSIF NOT EXISTS (SELECT 1 FROM pg_attrdef ad JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
+                       WHERE a.attrelid = to_regclass(format('%I.%I', target_schema, target_table))
+                         AND a.attname = target_column) THEN
+        -- Hibernate never inserts the counter column, so new rows must start from a default.
+        EXECUTE format('ALTER TABLE %I.%I ALTER COLUMN %I SET DEFAULT 0', target_schema, target_table, target_column);
+    END IF;
+    PERFORM set_config('countercache.ddl_guard', guard, true);
+
+    SELECT k.definition_hash INTO old_hash FROM countercache.counter k WHERE k.id = define_counter.id;
+    IF old_hash IS NOT DISTINCT FROM definition_hash THEN
+        RETURN false;
+    END IF;
+    INSERT INTO countercache.counter AS k (id, name, declared_by, target_schema, target_table, target_key, key_type,
+                                          target_column, source_schema, source_table, source_fk, condition,
+                                          sum_column, strategy, slots, definition_hash,
+                                          via_schema, via_table, via_key, via_key_type, via_fk, scale)
+    VALUES (id, name, declared_by, target_schema, target_table, target_key, key_type,
+            target_column, source_schema, source_table, source_fk, condition, sum_column, strategy, slots,
+            definition_hash, via_schema, via_table, via_key, via_key_type, via_fk, scale)
+    ON CONFLICT ON CONSTRAINT counter_pkey DO UPDATE
+       SET name = excluded.name, declared_by = excluded.declared_by,
+           target_schema = excluded.target_schema, target_table = excluded.target_table,
+           target_key = excluded.target_key, key_type = excluded.key_type, target_column = excluded.target_column,
+           source_schema = excluded.source_schema, source_table = excluded.source_table,
+           source_fk = excluded.source_fk, condition = excluded.condition, sum_column = excluded.sum_column,
+           strategy = excluded.strategy, slots = excluded.slots, definition_hash = excluded.definition_hash,
+           via_schema = excluded.via_schema, via_table = excluded.via_table, via_key = excluded.via_key,
+           via_key_type = excluded.via_key_type, via_fk = excluded.via_fk, scale = excluded.scale, defined_at = now();
+    PERFORM countercache.request_recount(define_counter.id);
+    RETURN true;
+END
+$fn$;
+
+
+-- Forgets these counters: their catalog rows, queued (both queues), slotted, dead-lettered and orphaned deltas, and
+-- recounts, and rebuilds the triggers of the tables they read and wrote from the counters that remain. Their columns
+-- stay: dropping data is the user's call.
+CREATE OR REPLACE FUNCTION countercache.forget(counter_ids integer[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    schemas name[];
+    names name[];
+BEGIN
+    SELECT array_agg(x.s ORDER BY x.s, x.t), array_agg(x.t ORDER BY x.s, x.t) INTO schemas, names
+      FROM (SELECT DISTINCT x.s, x.t
+              FROM countercache.counter k,
+                   LATERAL (VALUES (k.source_schema, k.source_table), (k.target_schema, k.target_table),
+                                   (k.via_schema, k.via_table)) AS x(s, t)
+             WHERE k.id = ANY (counter_ids) AND x.t IS NOT NULL) x;
+    WITH gone AS (
+        DELETE FROM countercache.counter k WHERE k.id = ANY (counter_ids) RETURNING k.id
+    ), dead AS (
+        DELETE FROM countercache.dead_letter x USING gone WHERE x.counter_id = gone.id
+    ), orphans AS (
+        DELETE FROM countercache.orphan x USING gone WHERE x.counter_id = gone.id
+    ), jobs AS (
+        DELETE FROM countercache.recount_job x USING gone WHERE x.counter_id = gone.id
+    ), unlogged AS (
+        DELETE FROM countercache.delta_unlogged x USING gone WHERE x.counter_id = gone.id
+    ), slots AS (
+        DELETE FROM countercache.slot x USING gone WHERE x.counter_id = gone.id
+    )
+    DELETE FROM countercache.delta q USING gone WHERE q.counter_id = gone.id;
+    FOR i IN 1 .. coalesce(cardinality(names), 0) LOOP
+        PERFORM countercache.install_triggers(schemas[i], names[i]);
+    END LOOP;
+END
+$fn$;
+
+-- Records that the changelog named changelog installs exactly the counters in keep, and forgets every other counter
+-- of that changelog (or of none, installed before changelogs had names), which rebuilds the triggers of their tables.
+-- Counters of other changelogs are left alone, so several changelogs (modules, services) share one database and
+-- one table. Counter columns are left in place: dropping data is the user's call. Returns how many tables lost
+-- triggers of a kind they no longer need (left by a counter forgotten some other way).
+CREATE OR REPLACE FUNCTION countercache.prune(changelog text, keep text[])
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    removed integer := 0;
+    s record;
+BEGIN
+    UPDATE countercache.counter k SET changelog = prune.changelog
+     WHERE k.name = ANY (keep) AND k.changelog IS DISTINCT FROM prune.changelog;
+    PERFORM countercache.forget(ARRAY(SELECT k.id FROM countercache.counter k
+                                       WHERE NOT (k.name = ANY (keep)) AND k.changelog IN (prune.changelog, '')));
+    FOR s IN
+        SELECT DISTINCT n.nspname, c.relname, split_part(p.proname, '_', 1) AS kind
+          FROM pg_trigger tg
+          JOIN pg_proc p ON p.oid = tg.tgfoid
+          JOIN pg_class c ON c.oid = tg.tgrelid
+          JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE p.pronamespace = 'countercache'::regnamespace
+           AND split_part(p.proname, '_', 1) IN ('capture', 'target', 'via')
+           AND NOT EXISTS (SELECT 1 FROM countercache.counter k
+                            WHERE CASE split_part(p.proname, '_', 1)
+                                      WHEN 'capture' THEN k.source_schema = n.nspname AND k.source_table = c.relname
+                                      WHEN 'target' THEN k.target_schema = n.nspname AND k.target_table = c.relname
+                                      ELSE k.via_schema = n.nspname AND k.via_table = c.relname END)
+         ORDER BY 1, 2, 3
+    LOOP
+        PERFORM countercache.drop_triggers(s.kind, s.nspname, s.relname);
+        removed := removed + 1;
+    END LOOP;
+    PERFORM countercache.drop_unused_trigger_functions();
+    RETURN removed;
+END
+$fn$;
+
+-- The rollback of one changeset of a table (Liquibase runs them in reverse): forgets its counters as prune does
+-- (for a source table's changeset) and drops the table's triggers of one kind (capture, target or via). Counter
+-- columns stay. Applying the changeset again defines the counters anew, so they are recounted.
+CREATE OR REPLACE FUNCTION countercache.uninstall(kind text, tbl_schema name, tbl name, counter_ids integer[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF kind NOT IN ('capture', 'target', 'via') THEN
+        RAISE EXCEPTION 'countercache.uninstall: kind must be capture, target or via, not %', kind
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    PERFORM countercache.forget(counter_ids);
+    PERFORM countercache.drop_triggers(kind, tbl_schema, tbl);
+    PERFORM countercache.drop_unused_trigger_functions();
+END
+$fn$;

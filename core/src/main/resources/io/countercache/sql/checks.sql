@@ -1,0 +1,294 @@
+-- Checks: every problem of a counter's declaration against the database, each with its fix, and the DDL guard that
+-- refuses a schema change that would break an installed counter.
+
+-- Every problem of a counter's declaration against the database as it is now ("@CounterCache on Entity.field: ..."),
+-- each with its fix, in the order the checks meet them (a check that needs a missing table is skipped); no rows when
+-- the counter can be installed. define_counter raises the first; report_problems raises all of a changelog's at
+-- once, before any counter is installed; the DDL guard raises those a schema change would cause.
+CREATE OR REPLACE FUNCTION countercache.counter_problems(
+    declared_by text,
+    target_schema name, target_table name, target_key name, key_type text, target_column name, column_type text,
+    source_schema name, source_table name, source_fk name, condition text, sum_column name,
+    strategy text, slots integer,
+    via_schema name DEFAULT NULL, via_table name DEFAULT NULL, via_key name DEFAULT NULL,
+    via_key_type text DEFAULT NULL, via_fk name DEFAULT NULL, scale integer DEFAULT 0)
+RETURNS TABLE (problem text, fix text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    d constant text := '@CounterCache on ' || declared_by;
+    t regtype;
+    probe refcursor;
+    fk_type text := coalesce(via_key_type, key_type);   -- the type source_fk must have
+    model_fix constant text := 'make the table match the entity (or the entity match the table) and regenerate the changelog';
+    missing_fix constant text := 'apply the changelog that creates it before the countercache changelog';
+    has_target boolean := to_regclass(format('%I.%I', target_schema, target_table)) IS NOT NULL;
+    has_source boolean := to_regclass(format('%I.%I', source_schema, source_table)) IS NOT NULL;
+    has_via boolean := via_table IS NULL OR to_regclass(format('%I.%I', via_schema, via_table)) IS NOT NULL;
+BEGIN
+    IF column_type !~ '^(bigint|integer|numeric\(\d{1,4},\d{1,2}\))$' THEN
+        RETURN QUERY SELECT d || ': ' || format('column type %L is not supported', column_type),
+            'declare the counter field as long, int or BigDecimal';
+    ELSIF scale IS DISTINCT FROM coalesce(substring(column_type FROM ',(\d+)\)$')::integer, 0) THEN
+        RETURN QUERY SELECT d || ': ' || format('scale %s does not match column type %s', scale, column_type),
+            'regenerate the changelog';
+    END IF;
+    IF strategy IS NULL OR strategy NOT IN ('queue', 'unlogged', 'direct', 'slotted') THEN
+        RETURN QUERY SELECT d || ': ' || format('strategy %L is unknown', strategy), 'use queue, unlogged, direct or slotted';
+    ELSIF (strategy = 'slotted') <> (slots BETWEEN 2 AND 1024) OR (strategy <> 'slotted' AND slots <> 0) THEN
+        RETURN QUERY SELECT d || ': ' || format('slots = %s does not fit strategy %s', slots, strategy),
+            'give a slotted counter 2 to 1024 slots, and the other strategies 0';
+    END IF;
+    IF NOT has_target THEN
+        RETURN QUERY SELECT d || ': ' || format('target table %I.%I does not exist', target_schema, target_table), missing_fix;
+    END IF;
+    RETURN QUERY SELECT d || ': ' || x.p, model_fix FROM (SELECT countercache.type_problem('key', target_schema, target_table,
+        target_key, key_type, 'the entity model says') AS p) x WHERE has_target AND x.p IS NOT NULL;
+    IF NOT has_source THEN
+        RETURN QUERY SELECT d || ': ' || format('source table %I.%I does not exist', source_schema, source_table), missing_fix;
+    END IF;
+    RETURN QUERY SELECT d || ': ' || x.p, 'give the foreign key column the type of the key it points at'
+      FROM (SELECT countercache.type_problem('foreign key column', source_schema, source_table, source_fk, fk_type,
+                                             'the key it points at is') AS p) x WHERE has_source AND x.p IS NOT NULL;
+    IF NOT has_via THEN
+        RETURN QUERY SELECT d || ': ' || format('middle table %I.%I does not exist', via_schema, via_table), missing_fix;
+    ELSIF via_table IS NOT NULL THEN
+        RETURN QUERY SELECT d || ': ' || x.p, model_fix FROM (SELECT countercache.type_problem('key', via_schema, via_table, via_key,
+            via_key_type, 'the entity model says') AS p) x WHERE x.p IS NOT NULL;
+        RETURN QUERY SELECT d || ': ' || x.p, 'give the foreign key column the type of the target key'
+          FROM (SELECT countercache.type_problem('foreign key column', via_schema, via_table, via_fk, key_type,
+                                                 'the key it points at is') AS p) x WHERE x.p IS NOT NULL;
+        -- The path is exact because a source row can only point at a middle row that exists: a new middle row has
+        -- no source rows, and a deleted one has none left once its statement ends (see "Counters along a path").
+        IF has_source AND NOT EXISTS (
+            SELECT FROM pg_constraint k
+             WHERE k.contype = 'f' AND NOT k.condeferrable
+               AND k.conrelid = to_regclass(format('%I.%I', source_schema, source_table))
+               AND k.confrelid = to_regclass(format('%I.%I', via_schema, via_table))
+               AND k.conkey = ARRAY[(SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = k.conrelid
+                                        AND a.attname = source_fk)]
+               AND k.confkey = ARRAY[(SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = k.confrelid
+                                         AND a.attname = via_key)]) THEN
+            RETURN QUERY SELECT d || ': ' || format('%I.%I.%I has no foreign key constraint to %I.%I(%I)',
+                source_schema, source_table, source_fk, via_schema, via_table, via_key),
+                'a counter along a path needs it (not deferrable): add it, or let Hibernate create it';
+        END IF;
+    END IF;
+    -- Citus runs triggers of a distributed or reference table per shard, and refuses ours (docs/scaling.md, "Citus")
+    IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+        RETURN QUERY EXECUTE 'SELECT $1 || '': '' || r.what || '' table '' || r.tbl || '' is distributed by Citus'', $2
+              FROM (VALUES (''target'', $3), (''source'', $4), (''middle'', $5)) AS r(what, tbl)
+             WHERE to_regclass(r.tbl) IN (SELECT p.logicalrelid FROM pg_catalog.pg_dist_partition p)'
+            USING d, 'keep the tables a counter reads and writes local to the coordinator (not distributed), '
+                     'or count them another way: see docs/scaling.md, "Citus"',
+                  format('%I.%I', target_schema, target_table), format('%I.%I', source_schema, source_table),
+                  CASE WHEN via_table IS NOT NULL THEN format('%I.%I', via_schema, via_table) END;
+    END IF;
+    IF has_source AND sum_column IS NOT NULL THEN
+        t := countercache.column_type(source_schema, source_table, sum_column);
+        IF t IS NULL OR t::text NOT IN ('smallint', 'integer', 'bigint', 'numeric') THEN
+            RETURN QUERY SELECT d || ': ' || format('sum column %I.%I.%I is %s', source_schema, source_table, sum_column,
+                coalesce(t::text, 'missing')),
+                'sum an existing smallint, integer, bigint or numeric(p,s) column; floating point sums cannot be exact';
+        ELSIF t::text = 'numeric' AND coalesce(countercache.column_scale(source_schema, source_table, sum_column), 99)
+                                      > scale THEN
+            RETURN QUERY SELECT d || ': ' || format('sum column %I.%I.%I is %s, with more decimal places than the counter''s %s',
+                source_schema, source_table, sum_column,
+                countercache.column_format(source_schema, source_table, sum_column), column_type),
+                'give the sum column a scale (numeric(p,s)) and the counter field at least as many decimal places';
+        END IF;
+    END IF;
+    -- PostgreSQL judges the condition, parsed and typed against the source table in two contexts, each through a
+    -- cursor, which refuses a text of more than one statement: as a WHERE (so it is boolean) and inside ARRAY[( )]
+    -- (a text that closed the parenthesis to add a clause of its own could not fit both).
+    IF has_source THEN
+        BEGIN
+            OPEN probe FOR EXECUTE format('SELECT 1 FROM %I.%I AS %I WHERE (%s) LIMIT 0',
+                source_schema, source_table, source_table, coalesce(condition, 'true'));
+            CLOSE probe;
+            OPEN probe FOR EXECUTE format('SELECT ARRAY[(%s)] FROM %I.%I AS %I LIMIT 0',
+                coalesce(condition, 'true'), source_schema, source_table, source_table);
+            CLOSE probe;
+        EXCEPTION WHEN OTHERS THEN
+            RETURN QUERY SELECT d || ': ' || format('where = "%s" is not one boolean expression over %I.%I: %s',
+                condition, source_schema, source_table, SQLERRM),
+                'write the condition as a boolean SQL expression over the columns of the source table, '
+                'with functions outside pg_catalog schema-qualified';
+        END;
+    END IF;
+    t := countercache.column_type(target_schema, target_table, target_column);
+    IF t::text NOT IN ('smallint', 'integer', 'bigint', 'numeric') THEN
+        RETURN QUERY SELECT d || ': ' || format('counter column %I.%I.%I is %s', target_schema, target_table, target_column, t),
+            'make the counter column an integer, bigint or numeric(p,s)';
+    ELSIF scale > 0 AND t IS NOT NULL
+          AND countercache.column_scale(target_schema, target_table, target_column) IS DISTINCT FROM scale THEN
+        RETURN QUERY SELECT d || ': ' || format('counter column %I.%I.%I is %s, the entity model says %s',
+            target_schema, target_table, target_column,
+            countercache.column_format(target_schema, target_table, target_column), column_type),
+            'make the column match the field''s precision and scale (or the field match the column)';
+    END IF;
+END
+$fn$;
+
+-- Problems and their fixes as the lines of one error message.
+CREATE OR REPLACE FUNCTION countercache.problem_list(problems text[], fixes text[])
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT string_agg(E'\n  ' || p || E'\n      fix: ' || f, '' ORDER BY i)
+      FROM unnest(problems, fixes) WITH ORDINALITY AS u(p, f, i)
+$fn$;
+
+-- Raises one error listing every problem found (the changelog checks all its counters this way before it installs
+-- any, so that a run reports them together), or does nothing when there are none.
+CREATE OR REPLACE FUNCTION countercache.report_problems(problems text[], fixes text[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF cardinality(problems) > 0 THEN
+        RAISE EXCEPTION 'countercache: % problem% with the @CounterCache declarations:%', cardinality(problems),
+            CASE WHEN cardinality(problems) > 1 THEN 's' ELSE '' END,
+            countercache.problem_list(problems, fixes)
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+END
+$fn$;
+
+-- The counters whose triggers are not all in place on these tables (schema.table as %I quotes; all tables when
+-- NULL): a trigger missing, disabled, firing for replicas only, or calling another function than the library's.
+-- Any of these would let writes go uncounted without an error.
+CREATE OR REPLACE FUNCTION countercache.trigger_problems(tables text[] DEFAULT NULL)
+RETURNS TABLE (counter text, problem text, fix text)
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT k.name,
+           format('@CounterCache on %s: %s of %I.%I: %s', k.declared_by,
+                  CASE x.kind WHEN 'capture' THEN 'capture triggers' WHEN 'target' THEN 'target triggers'
+                              ELSE 'path triggers' END, x.s, x.t,
+                  string_agg(format('%I %s', s.name, CASE WHEN tg.oid IS NULL THEN 'is missing'
+                                                          WHEN tg.tgenabled = 'D' THEN 'is disabled'
+                                                          WHEN tg.tgenabled = 'R' THEN 'fires for replicas only'
+                                                          ELSE 'calls another function' END), ', ' ORDER BY s.name)),
+           format('rebuild them as the migrator: SELECT countercache.install_triggers(%L, %L); applying the '
+                  'countercache changelog does the same', x.s, x.t)
+      FROM countercache.counter k
+     CROSS JOIN LATERAL (VALUES ('capture', k.source_schema, k.source_table), ('target', k.target_schema, k.target_table),
+                                ('via', k.via_schema, k.via_table)) AS x(kind, s, t)
+      JOIN countercache.trigger_specs() s ON s.kind = x.kind
+      LEFT JOIN pg_trigger tg ON tg.tgrelid = to_regclass(format('%I.%I', x.s, x.t)) AND tg.tgname = s.name
+     WHERE x.t IS NOT NULL AND to_regclass(format('%I.%I', x.s, x.t)) IS NOT NULL
+       AND (tables IS NULL OR format('%I.%I', x.s, x.t) = ANY (tables))
+       AND (tg.oid IS NULL OR tg.tgenabled NOT IN ('O', 'A')
+            OR tg.tgfoid IS DISTINCT FROM to_regprocedure(
+                   format('countercache.%I()', countercache.trigger_function(x.kind, x.s, x.t))))
+     GROUP BY k.name, k.declared_by, x.kind, x.s, x.t
+$fn$;
+
+-- The problems of the installed counters with the database as it is now (as counter_problems finds them, plus a
+-- counter column gone missing), for the counters of these tables (schema.table, quoted as format's %I quotes) and
+-- those whose tables are missing, or for every counter when tables is NULL. The DDL guard refuses a statement that
+-- leaves any; the CLI's status lists them.
+CREATE OR REPLACE FUNCTION countercache.installed_problems(tables text[] DEFAULT NULL)
+RETURNS TABLE (counter text, problem text, fix text)
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    WITH k AS (
+        SELECT * FROM countercache.counter k
+         WHERE EXISTS (SELECT FROM (VALUES (k.target_schema, k.target_table), (k.source_schema, k.source_table),
+                                           (k.via_schema, k.via_table)) AS r(s, t)
+                        WHERE r.t IS NOT NULL
+                          -- a table renamed is missing under its name
+                          AND (tables IS NULL OR format('%I.%I', r.s, r.t) = ANY (tables)
+                               OR to_regclass(format('%I.%I', r.s, r.t)) IS NULL))
+    ), found AS (
+        SELECT k.name, p.problem, p.fix
+          FROM k CROSS JOIN LATERAL countercache.counter_problems(k.declared_by,
+               k.target_schema, k.target_table, k.target_key, k.key_type, k.target_column,
+               CASE WHEN k.scale > 0 THEN format('numeric(38,%s)', k.scale) ELSE 'bigint' END,
+               k.source_schema, k.source_table, k.source_fk, k.condition, k.sum_column, k.strategy, k.slots,
+               k.via_schema, k.via_table, k.via_key,
+               CASE WHEN k.via_table IS NOT NULL
+                    THEN coalesce(k.via_key_type, countercache.column_type(k.via_schema, k.via_table, k.via_key)::text)
+               END,
+               k.via_fk, k.scale) p
+        UNION ALL
+        SELECT k.name, format('@CounterCache on %s: counter column %I.%I.%I is missing', k.declared_by,
+               k.target_schema, k.target_table, k.target_column), 'give the counter column back its name (or the field the column''s name)'
+          FROM k
+         WHERE to_regclass(format('%I.%I', k.target_schema, k.target_table)) IS NOT NULL
+           AND countercache.column_type(k.target_schema, k.target_table, k.target_column) IS NULL
+        UNION ALL
+        SELECT t.counter, t.problem, t.fix FROM countercache.trigger_problems(tables) t
+    )
+    SELECT f.name, f.problem, f.fix FROM found f ORDER BY f.name, f.problem
+$fn$;
+
+-- The DDL guard: an event trigger that refuses an ALTER TABLE or DROP TABLE (a user's own migration, say) that
+-- would break an installed counter: a counted column renamed, dropped or given another type, a source, target or
+-- middle table renamed or dropped. Its error names each counter in the way and what is wrong, with the fix. The
+-- installed capture triggers name columns, so without it such a change would surface as a bare "column does not
+-- exist" at the application's next insert. A migration that changes a counted column on purpose, together with the
+-- entity, runs SET LOCAL countercache.ddl_guard = off first and the regenerated countercache changelog after it, in
+-- the same update. It checks the statements of the migrator (the role that owns the countercache schema, and its
+-- members), not the application's. Only a superuser can create event triggers: the install creates them when it
+-- runs as one, and docs/security.md has the two statements for a superuser to run otherwise.
+CREATE OR REPLACE FUNCTION countercache.ddl_guard()
+RETURNS event_trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    touched text[];   -- the tables the statement altered or dropped, as schema.table
+    problems text[];
+    fixes text[];
+BEGIN
+    IF current_setting('countercache.ddl_guard', true) = 'off'
+       OR to_regclass('countercache.counter') IS NULL
+       OR NOT pg_has_role((SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'countercache'), 'USAGE') THEN
+        RETURN;
+    END IF;
+    IF TG_EVENT = 'sql_drop' THEN
+        SELECT array_agg(format('%I.%I', o.schema_name, o.object_name)) INTO touched
+          FROM pg_event_trigger_dropped_objects() o WHERE o.object_type = 'table';
+    ELSE
+        SELECT array_agg(format('%I.%I', n.nspname, r.relname)) INTO touched
+          FROM pg_event_trigger_ddl_commands() c
+          JOIN pg_class r ON r.oid = c.objid JOIN pg_namespace n ON n.oid = r.relnamespace
+         WHERE c.classid = 'pg_class'::regclass;
+    END IF;
+    SELECT array_agg(f.problem ORDER BY f.counter, f.problem), array_agg(f.fix ORDER BY f.counter, f.problem)
+      INTO problems, fixes
+      FROM countercache.installed_problems(coalesce(touched, '{}')) f;
+    IF cardinality(problems) > 0 THEN
+        RAISE EXCEPTION 'countercache: % would break % counter%:%', TG_TAG, cardinality(problems),
+            CASE WHEN cardinality(problems) > 1 THEN 's' ELSE '' END,
+            countercache.problem_list(problems, fixes)
+            USING ERRCODE = 'dependent_objects_still_exist',
+                  HINT = 'to change the column or table with its entity on purpose: SET LOCAL countercache.ddl_guard = off '
+                         'in that migration, and apply the regenerated countercache changelog after it; to stop '
+                         'counting: remove the @CounterCache and apply the regenerated changelog first';
+    END IF;
+END
+$fn$;
+DO $guard$
+BEGIN
+    IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER) THEN
+        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
+                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_ddl_guard') THEN
+            CREATE EVENT TRIGGER countercache_ddl_guard ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
+                EXECUTE FUNCTION countercache.ddl_guard();
+        END IF;
+        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
+                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_drop_guard') THEN
+            CREATE EVENT TRIGGER countercache_drop_guard ON sql_drop WHEN TAG IN ('DROP TABLE')
+                EXECUTE FUNCTION countercache.ddl_guard();
+        END IF;
+    END IF;
+END
+$guard$;

@@ -1,0 +1,225 @@
+-- Limit counters (Cybertec's "concurrent counting"): at most N admissions per key per period, exactly, under any
+-- concurrency; the tables and the argument are in upgrade/001-tables.sql.
+
+-- The advisory lock keys of a limit (whole) and of one of its keys.
+CREATE OR REPLACE FUNCTION countercache.limit_lock(limit_name text, key text)
+RETURNS bigint
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT hashtextextended(limit_name || CASE WHEN key IS NULL THEN '' ELSE E'\x01' || key END, 1668248948)
+$fn$;
+
+-- The start of the period that contains a time, aligned in the limit's time zone: whole months from 2000-01-01 for
+-- periods made of months, otherwise date_bin from 2000-01-01 (midnight, in that zone).
+CREATE OR REPLACE FUNCTION countercache.period_start(period interval, time_zone text, at timestamptz)
+RETURNS timestamptz
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN x.months > 0 THEN
+               (timestamp '2000-01-01'
+                + floor(((extract(year FROM x.t) - 2000) * 12 + extract(month FROM x.t) - 1) / x.months) * x.months
+                  * interval '1 month') AT TIME ZONE time_zone
+           ELSE date_bin(period, x.t, timestamp '2000-01-01') AT TIME ZONE time_zone END
+      FROM (SELECT at AT TIME ZONE time_zone AS t,
+                   (extract(year FROM period) * 12 + extract(month FROM period))::integer AS months) x
+$fn$;
+
+-- Declares a limit (or changes it): name, period, default limit, time zone of the period's alignment, periods kept.
+CREATE OR REPLACE FUNCTION countercache.define_limit(name text, period interval, default_limit bigint,
+                                                    time_zone text DEFAULT 'UTC', retention integer DEFAULT 2,
+                                                    declared_by text DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    who text := coalesce(declared_by, 'countercache.define_limit(' || coalesce(quote_literal(name), 'NULL') || ')');
+BEGIN
+    IF name IS NULL OR name = '' THEN
+        RAISE EXCEPTION '%: a limit needs a name', who USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF period IS NULL OR period <= interval '0' THEN
+        RAISE EXCEPTION '%: period must be a positive interval, got %', who, coalesce(period::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'for example interval ''1 day''';
+    END IF;
+    IF extract(month FROM period) + extract(year FROM period) * 12 > 0
+       AND period <> (extract(year FROM period) * 12 + extract(month FROM period)) * interval '1 month' THEN
+        RAISE EXCEPTION '%: period % mixes months with smaller units', who, period
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'use whole months, or days and smaller units';
+    END IF;
+    IF default_limit IS NULL OR default_limit < 0 THEN
+        RAISE EXCEPTION '%: the limit must be 0 or more, got %', who, coalesce(default_limit::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF time_zone IS NULL OR NOT EXISTS (SELECT 1 FROM pg_timezone_names z WHERE z.name = time_zone) THEN
+        RAISE EXCEPTION '%: unknown time zone %', who, coalesce(quote_literal(time_zone), 'NULL')
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'use a name from pg_timezone_names, such as UTC or Europe/Vienna';
+    END IF;
+    IF retention IS NULL OR retention < 1 THEN
+        RAISE EXCEPTION '%: retention must be at least 1 period, got %', who, coalesce(retention::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    PERFORM pg_advisory_xact_lock(countercache.limit_lock(name, NULL));
+    INSERT INTO countercache.limit_def AS l (name, period, time_zone, default_limit, retention, declared_by)
+    VALUES (name, period, time_zone, default_limit, retention, define_limit.declared_by)
+    ON CONFLICT ON CONSTRAINT limit_def_pkey DO UPDATE
+       SET period = excluded.period, time_zone = excluded.time_zone, default_limit = excluded.default_limit,
+           retention = excluded.retention, declared_by = excluded.declared_by, defined_at = now()
+     WHERE (l.period, l.time_zone, l.default_limit, l.retention, l.declared_by)
+           IS DISTINCT FROM (excluded.period, excluded.time_zone, excluded.default_limit, excluded.retention,
+                             excluded.declared_by);
+END
+$fn$;
+
+-- Sets the limit of one key for a time range (NULL bounds are open), refusing a range that overlaps another of the
+-- same key.
+CREATE OR REPLACE FUNCTION countercache.set_key_limit(limit_name text, key text, max_admits bigint,
+                                                     valid_from timestamptz DEFAULT NULL,
+                                                     valid_until timestamptz DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    r tstzrange;
+    other tstzrange;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM countercache.limit_def l WHERE l.name = set_key_limit.limit_name) THEN
+        PERFORM countercache.unknown_limit(limit_name);
+    END IF;
+    IF key IS NULL OR max_admits IS NULL OR max_admits < 0 THEN
+        RAISE EXCEPTION 'countercache.set_key_limit(%): the key must not be NULL and the limit must be 0 or more, got %',
+            quote_literal(limit_name), coalesce(max_admits::text, 'NULL') USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF valid_from IS NOT NULL AND valid_until IS NOT NULL AND valid_until <= valid_from THEN
+        RAISE EXCEPTION 'countercache.set_key_limit(%, %): the range ends (%) before it starts (%)',
+            quote_literal(limit_name), quote_literal(key), valid_until, valid_from USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    r := tstzrange(valid_from, valid_until, '[)');
+    -- exclusive against the admissions of this key, and against another change of it: no overlap can slip in
+    PERFORM pg_advisory_xact_lock(countercache.limit_lock(limit_name, key));
+    SELECT k.valid INTO other FROM countercache.limit_key k
+     WHERE k.limit_name = set_key_limit.limit_name AND k.key = set_key_limit.key AND k.valid && r LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'countercache.set_key_limit(%, %): % overlaps the range % this key already has', quote_literal(limit_name),
+            quote_literal(key), r, other
+            USING ERRCODE = 'exclusion_violation', HINT = 'end or remove the other range first (DELETE FROM countercache.limit_key)';
+    END IF;
+    INSERT INTO countercache.limit_key (limit_name, key, max_admits, valid) VALUES (limit_name, key, max_admits, r);
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION countercache.unknown_limit(name text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    RAISE EXCEPTION 'countercache: no limit named %', coalesce(quote_literal(name), 'NULL')
+        USING ERRCODE = 'invalid_parameter_value',
+              HINT = coalesce('the limits are: ' || (SELECT string_agg(quote_literal(l.name), ', ' ORDER BY l.name)
+                                                       FROM countercache.limit_def l),
+                              'no limit is defined: declare one with countercache.define_limit');
+END
+$fn$;
+
+-- Admits one request of a key if the key's count in the current period is below the limit in force, counting the
+-- attempt either way, in the caller's transaction (a rollback takes both back). Returns whether it was admitted, the
+-- period's admitted and attempted counts after it, the limit it was judged against and the period's start.
+CREATE OR REPLACE FUNCTION countercache.admit_report(limit_name text, key text)
+RETURNS TABLE (admitted boolean, admitted_count bigint, attempted_count bigint, max_admits bigint,
+               period_start timestamptz)
+LANGUAGE plpgsql
+SECURITY DEFINER   -- an application granted EXECUTE admits without any right on the count table
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+#variable_conflict use_column
+BEGIN
+    IF key IS NULL THEN
+        RAISE EXCEPTION 'countercache.admit(%, NULL): the key must not be NULL', quote_literal(limit_name)
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    PERFORM pg_advisory_xact_lock_shared(countercache.limit_lock(admit_report.limit_name, NULL)),
+            pg_advisory_xact_lock_shared(countercache.limit_lock(admit_report.limit_name, admit_report.key));
+    -- a new statement, so a new snapshot: it sees any change of the limit committed before the locks were granted
+    INSERT INTO countercache.limit_usage AS u (limit_name, key, period_start, admitted, attempted, last_admitted,
+                                              max_admits)
+    SELECT l.name, admit_report.key, countercache.period_start(l.period, l.time_zone, now()),
+           least(1, x.cap), 1, x.cap > 0, x.cap
+      FROM countercache.limit_def l,
+           LATERAL (SELECT coalesce((SELECT k.max_admits FROM countercache.limit_key k
+                                      WHERE k.limit_name = l.name AND k.key = admit_report.key AND k.valid @> now()),
+                                    l.default_limit) AS cap) x
+     WHERE l.name = admit_report.limit_name
+    ON CONFLICT ON CONSTRAINT limit_usage_pkey DO UPDATE
+       SET attempted = u.attempted + 1,
+           admitted = u.admitted + CASE WHEN u.admitted < excluded.max_admits THEN 1 ELSE 0 END,
+           last_admitted = u.admitted < excluded.max_admits,
+           max_admits = excluded.max_admits
+    RETURNING u.last_admitted, u.admitted, u.attempted, u.max_admits, u.period_start
+         INTO admit_report.admitted, admit_report.admitted_count, admit_report.attempted_count,
+              admit_report.max_admits, admit_report.period_start;
+    IF NOT FOUND THEN
+        PERFORM countercache.unknown_limit(limit_name);
+    END IF;
+    RETURN NEXT;
+END
+$fn$;
+
+-- Whether one request of a key is admitted (see admit_report).
+CREATE OR REPLACE FUNCTION countercache.admit(limit_name text, key text)
+RETURNS boolean
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT r.admitted FROM countercache.admit_report(limit_name, key) r
+$fn$;
+
+-- Usage per limit, key and period, with the limit in force now.
+CREATE OR REPLACE VIEW countercache.limit_usage_report AS
+    SELECT u.limit_name, u.key, u.period_start, u.period_start + l.period AS period_end, u.admitted, u.attempted,
+           u.attempted - u.admitted AS rejected,
+           coalesce((SELECT k.max_admits FROM countercache.limit_key k
+                      WHERE k.limit_name = u.limit_name AND k.key = u.key AND k.valid @> now()), l.default_limit)
+               AS max_admits_now
+      FROM countercache.limit_usage u
+      JOIN countercache.limit_def l ON l.name = u.limit_name;
+
+-- Deletes the counts of periods older than each limit's retention, in batches of max_rows; returns how many went.
+CREATE OR REPLACE FUNCTION countercache.prune_limit_usage(max_rows integer DEFAULT countercache.default_batch_size())
+RETURNS bigint
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    WITH old AS (
+        SELECT u.ctid FROM countercache.limit_usage u JOIN countercache.limit_def l ON l.name = u.limit_name
+         WHERE u.period_start < countercache.period_start(l.period, l.time_zone, now()) - l.period * l.retention
+         LIMIT max_rows FOR UPDATE OF u SKIP LOCKED
+    ), gone AS (
+        DELETE FROM countercache.limit_usage u USING old WHERE u.ctid = old.ctid RETURNING 1
+    )
+    SELECT count(*) FROM gone
+$fn$;
+
+-- Records that the changelog named changelog declares exactly the limits in keep, and forgets every other limit of
+-- that changelog (or of none), with its key limits and counts; other changelogs' limits stay. Returns how many went.
+CREATE OR REPLACE FUNCTION countercache.prune_limits(changelog text, keep text[])
+RETURNS integer
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    WITH mine AS (
+        UPDATE countercache.limit_def l SET changelog = prune_limits.changelog
+         WHERE l.name = ANY (keep) AND l.changelog IS DISTINCT FROM prune_limits.changelog
+    ), gone AS (
+        DELETE FROM countercache.limit_def l
+         WHERE NOT (l.name = ANY (keep)) AND l.changelog IN (prune_limits.changelog, '')
+        RETURNING l.name
+    ), counts AS (
+        DELETE FROM countercache.limit_usage u USING gone WHERE u.limit_name = gone.name
+    )
+    SELECT count(*)::integer FROM gone
+$fn$;

@@ -1,0 +1,219 @@
+-- Recount: the comparison of every counter with its source (drift), and the online recount that corrects it in
+-- batches, never writing a counter column nor locking a source or target row.
+
+-- What is pending for a counter's targets, wherever the library keeps it: queued (in either queue), in slots,
+-- dead-lettered or orphaned, as a query of (place, k, amount, since). This is the one definition of "pending" that
+-- drift, the recount, exact reads and the status read: stored + pending = recount holds for every key. A standby
+-- cannot read the unlogged queue (its rows are the primary's alone), so there it is left out.
+CREATE OR REPLACE FUNCTION countercache.pending_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format($q$SELECT 'queue' AS place, q.%1$I AS k, q.delta AS amount, q.enqueued_at AS since
+                      FROM countercache.delta q WHERE q.counter_id = %2$s
+                    UNION ALL SELECT 'slot', q.%1$I, q.n, NULL FROM countercache.slot q WHERE q.counter_id = %2$s
+                    UNION ALL SELECT 'dead letter', q.%1$I, q.delta, q.first_enqueued_at
+                      FROM countercache.dead_letter q WHERE q.counter_id = %2$s
+                    UNION ALL SELECT 'orphan', q.%1$I, q.delta, q.enqueued_at
+                      FROM countercache.orphan q WHERE q.counter_id = %2$s$q$, countercache.key_column(c), c.id)
+        || CASE WHEN pg_is_in_recovery() THEN ''
+                ELSE format($q$
+                    UNION ALL SELECT 'unlogged queue', q.%1$I, q.delta, q.enqueued_at
+                      FROM countercache.delta_unlogged q WHERE q.counter_id = %2$s$q$, countercache.key_column(c), c.id)
+           END
+$fn$;
+
+-- The query that compares a counter with a recount of its source, for the keys in ($1, $2] ($1 or $2 NULL: open),
+-- $3 the counter's id: CTEs r (the recount, by the contribution formula over the whole source table), t (the
+-- column, in the counter's units), p (what is pending) and fix (per key: exact, stored, pending and the difference
+-- d = exact - stored - pending). One statement, one snapshot.
+CREATE OR REPLACE FUNCTION countercache.drift_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format(
+        $q$WITH r AS (
+               SELECT x.k, sum(x.d) AS n FROM (%1$s) x
+                WHERE ($1::%2$s IS NULL OR x.k > $1::%2$s) AND ($2::%2$s IS NULL OR x.k <= $2::%2$s)
+                GROUP BY 1
+           ), t AS (
+               SELECT t.%5$I AS k, %6$s AS n FROM %3$I.%4$I t
+                WHERE ($1::%2$s IS NULL OR t.%5$I > $1::%2$s) AND ($2::%2$s IS NULL OR t.%5$I <= $2::%2$s)
+           ), p AS (
+               SELECT q.k, sum(q.amount) AS n FROM (%7$s) q
+                WHERE ($1::%2$s IS NULL OR q.k > $1::%2$s) AND ($2::%2$s IS NULL OR q.k <= $2::%2$s)
+                GROUP BY 1
+           ), fix AS (
+               SELECT coalesce(r.k, t.k, p.k) AS k, coalesce(r.n, 0) AS exact, t.n AS stored, coalesce(p.n, 0) AS pending,
+                      coalesce(r.n, 0) - coalesce(t.n, 0) - coalesce(p.n, 0) AS d
+                 FROM r FULL JOIN t ON t.k = r.k FULL JOIN p ON p.k = coalesce(r.k, t.k)
+           )$q$,
+        countercache.contributions_sql(c, format('%I.%I', c.source_schema, c.source_table), 1), c.key_type,
+        c.target_schema, c.target_table, c.target_key,
+        format('coalesce(t.%I, 0)::numeric * %s', c.target_column, (10::numeric ^ c.scale)::bigint),
+        countercache.pending_sql(c))
+$fn$;
+
+-- Target rows whose counter differs from a recount of its source, beyond what is still queued for them (so a lag
+-- is not drift): at most max_rows, in one snapshot, without writing or locking anything.
+CREATE OR REPLACE FUNCTION countercache.drift(counter_id integer, max_rows integer DEFAULT 100)
+RETURNS TABLE (key text, stored numeric, pending numeric, exact numeric)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    c countercache.counter;
+BEGIN
+    c := countercache.counter_of(drift.counter_id, 'countercache.drift');
+    RETURN QUERY EXECUTE countercache.drift_sql(c)
+        || ' SELECT f.k::text, trim_scale(f.stored / $5), trim_scale(f.pending / $5), trim_scale(f.exact / $5) FROM fix f'
+        || ' WHERE f.d <> 0 AND f.stored IS NOT NULL ORDER BY f.k LIMIT $4'
+        USING NULL::text, NULL::text, c.id, max_rows, (10::numeric ^ c.scale)::bigint;
+END
+$fn$;
+
+-- One batch of a counter's recount: the next max_targets target keys after the last batch (all of them when
+-- max_targets is NULL). Returns done when the counter's whole key range has been covered.
+--
+-- A recount never writes a counter column and never locks a source or target row. In one statement, so in one
+-- snapshot S, it computes for every key k of the batch's range
+--     correction(k) = recount(S, k) - (column(S, k) + queue(S, k) + dead letters(S, k) + orphans(S, k))
+-- (queue: the logged and the unlogged queue and the slots, whatever the counter's strategy writes to)
+-- and queues the non-zero corrections as ordinary deltas. Every committed transaction changes a key's recount and
+-- its column + queue + dead letters + orphans by the same amount (writers through the capture triggers, target
+-- inserts and deletes through the target triggers; the rollup only moves amounts between the four), so the
+-- difference seen in S is exactly the drift of the transactions S sees, and transactions S does not see are counted
+-- by their own deltas. Two recounts of one counter must not both correct the same drift: each takes the counter's
+-- advisory lock before the statement that takes S, so the second one's S sees the first one's correction.
+-- The counter's dead letters in the range go back to the queue in the same statement (moving an amount keeps the
+-- sum), so a fixed cause is retried. Full argument: docs/architecture.md, "Maintenance is a correction".
+CREATE OR REPLACE FUNCTION countercache.recount_step(counter_id integer, max_targets integer DEFAULT countercache.default_batch_size())
+RETURNS TABLE (done boolean, targets bigint, corrected bigint)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+#variable_conflict use_column
+DECLARE
+    c countercache.counter;
+    after_key text;
+    upto text;
+    seen bigint;
+    kc name;
+BEGIN
+    PERFORM countercache.require_read_committed('a recount',
+        'run countercache.recount in a READ COMMITTED transaction (the default)');
+    c := countercache.counter_of(recount_step.counter_id, 'countercache.recount');
+    IF max_targets IS NOT NULL AND max_targets < 1 THEN
+        RAISE EXCEPTION 'countercache.recount: max_targets must be at least 1, got %', max_targets
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF NOT pg_try_advisory_xact_lock(1668248948, c.id) THEN
+        done := false; targets := 0; corrected := 0;   -- another session is recounting this counter
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    INSERT INTO countercache.recount_job AS j (counter_id) VALUES (c.id) ON CONFLICT ON CONSTRAINT recount_job_pkey DO NOTHING;
+    SELECT j.after_key INTO after_key FROM countercache.recount_job j WHERE j.counter_id = c.id;
+    upto := NULL;
+    IF max_targets IS NOT NULL THEN
+        EXECUTE format(
+            $q$SELECT count(*), (array_agg(s.k ORDER BY s.k DESC))[1]::text FROM (
+                   SELECT t.%3$I AS k FROM %1$I.%2$I t WHERE $1::%4$s IS NULL OR t.%3$I > $1::%4$s
+                    ORDER BY t.%3$I LIMIT $2) s$q$,
+            c.target_schema, c.target_table, c.target_key, c.key_type)
+            INTO seen, upto USING after_key, max_targets;
+        IF seen < max_targets THEN
+            upto := NULL;   -- the last batch reaches to the end of the key space, beyond the last target row
+        END IF;
+    END IF;
+    kc := CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END;
+    EXECUTE countercache.drift_sql(c) || format(
+        $q$, retried AS (
+               DELETE FROM countercache.dead_letter q
+                WHERE q.counter_id = $3
+                  AND ($1::%2$s IS NULL OR q.%1$I > $1::%2$s) AND ($2::%2$s IS NULL OR q.%1$I <= $2::%2$s)
+               RETURNING q.%1$I AS k, q.delta, q.first_enqueued_at
+           ), requeued AS (
+               INSERT INTO countercache.delta (counter_id, %1$I, delta, enqueued_at)
+               SELECT $3, x.k, x.delta, x.first_enqueued_at FROM retried x
+           ), queued AS (
+               INSERT INTO countercache.delta (counter_id, %1$I, delta)
+               SELECT $3, f.k, f.d FROM fix f WHERE f.d <> 0
+               RETURNING 1
+           )
+           SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM queued)$q$, kc, c.key_type)
+        INTO targets, corrected USING after_key, upto, c.id;
+    done := upto IS NULL;
+    IF done THEN
+        DELETE FROM countercache.recount_job j WHERE j.counter_id = c.id;
+    ELSE
+        UPDATE countercache.recount_job j
+           SET after_key = upto, targets = j.targets + recount_step.targets,
+               corrected = j.corrected + recount_step.corrected, updated_at = now()
+         WHERE j.counter_id = c.id;
+    END IF;
+    RETURN NEXT;
+END
+$fn$;
+
+-- Recounts one counter in one transaction (see recount_step) and returns how many keys needed a correction. It holds
+-- no lock that a writer waits for; a recount of the same counter already running in another session is waited for.
+-- For a large table prefer batches: countercache.recount_step, or CALL countercache.run_recounts().
+CREATE OR REPLACE FUNCTION countercache.recount(counter_id integer)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    fixed bigint;
+BEGIN
+    PERFORM countercache.require_read_committed('a recount',
+        'run countercache.recount in a READ COMMITTED transaction (the default)');
+    PERFORM pg_advisory_xact_lock(1668248948, recount.counter_id);
+    DELETE FROM countercache.recount_job j WHERE j.counter_id = recount.counter_id;
+    SELECT s.corrected INTO fixed FROM countercache.recount_step(recount.counter_id, NULL) s;
+    RETURN fixed;
+END
+$fn$;
+
+-- Asks for a recount of every counter of a source table (or of one counter): the rollup workers run it in batches
+-- between rounds, and CALL countercache.run_recounts() runs it at once.
+CREATE OR REPLACE FUNCTION countercache.request_recount(counter_id integer)
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    INSERT INTO countercache.recount_job AS j (counter_id) VALUES (request_recount.counter_id)
+    ON CONFLICT ON CONSTRAINT recount_job_pkey DO UPDATE SET after_key = NULL, targets = 0, corrected = 0,
+                                                           requested_at = now(), updated_at = NULL
+$fn$;
+
+-- Runs every requested recount to its end in batches of max_targets target keys, committing after each batch, so
+-- no transaction is long and a stopped run resumes where it was, and rolls up after each batch, so that with no
+-- other load the counters read exact when it returns. CALL it outside a transaction block (autocommit).
+-- (A procedure with a SET clause cannot commit, so it pins search_path for each of its transactions itself.)
+CREATE OR REPLACE PROCEDURE countercache.run_recounts(max_targets integer DEFAULT countercache.default_batch_size())
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    job integer;
+    s record;
+BEGIN
+    LOOP
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        SELECT j.counter_id INTO job FROM countercache.recount_job j ORDER BY j.requested_at, j.counter_id LIMIT 1;
+        EXIT WHEN NOT FOUND;
+        SELECT * INTO s FROM countercache.recount_step(job, max_targets);
+        COMMIT;
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        PERFORM countercache.rollup(max_targets);   -- apply the batch's corrections, so counters read exact at the end
+        COMMIT;
+        IF NOT s.done AND s.targets = 0 THEN
+            PERFORM pg_catalog.pg_sleep(0.05);   -- another session holds this counter's recount; let it go on
+        END IF;
+    END LOOP;
+END
+$fn$;
+

@@ -1,0 +1,317 @@
+-- The rollup: claims queued deltas, folds them per target row and applies them, one statement per target table.
+
+-- The statement that applies claimed deltas to one target table (see rollup_report). The claimed rows come as arrays
+-- ($1 ids, $2 counters, $3 bigint keys, $4 uuid keys, $5 deltas, $6 enqueue times); $7 the counters of this table to
+-- apply, $8 one key (as text) to restrict to, or NULL. Deltas of busy rows go back to the queue under their own ids.
+-- It returns one jsonb array: per counter, the deltas it consumed (n) and, when with_keys, the keys it touched (k).
+-- One value, so that a statement that fails part way has reported nothing.
+CREATE OR REPLACE FUNCTION countercache.apply_sql(target_schema name, target_table name, target_key name,
+                                                  key_type text, counters integer[], columns name[],
+                                                  scales integer[], with_keys boolean)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format(
+        $q$WITH q AS (
+               SELECT q.id, q.counter_id, q.%4$I AS k, q.delta, q.enqueued_at
+                 FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::uuid[], $5::bigint[], $6::timestamptz[])
+                      AS q(id, counter_id, target_id, target_uuid, delta, enqueued_at)
+                WHERE q.counter_id = ANY ($7) AND ($8::text IS NULL OR q.%4$I::text = $8)
+           ), d AS (
+               SELECT q.k, %5$s FROM q GROUP BY q.k
+           ), locked AS (
+               -- each key's sums beside its row, locked: joined through the row's index, key by key, so that the
+               -- update below needs no join between two lists (whose sizes the planner cannot know)
+               SELECT d.* FROM d JOIN %1$I.%2$I t ON t.%3$I = d.k
+                  FOR NO KEY UPDATE OF t SKIP LOCKED
+           ), applied AS (
+               UPDATE %1$I.%2$I t SET %6$s
+                 FROM locked d WHERE t.%3$I = d.k
+               RETURNING t.%3$I AS k
+           ), busy AS (
+               SELECT t.%3$I AS k FROM %1$I.%2$I t
+                WHERE t.%3$I IN (SELECT d.k FROM d WHERE d.k NOT IN (SELECT l.k FROM locked l))
+           ), fate AS (
+               SELECT q.*, q.k IN (SELECT a.k FROM applied a) AS applied, q.k IN (SELECT b.k FROM busy b) AS busy
+                 FROM q
+           ), requeued AS (
+               INSERT INTO countercache.delta (id, counter_id, %4$I, delta, enqueued_at) OVERRIDING SYSTEM VALUE
+               SELECT f.id, f.counter_id, f.k, f.delta, f.enqueued_at FROM fate f WHERE f.busy
+           ), orphaned AS (
+               INSERT INTO countercache.orphan (counter_id, %4$I, delta, enqueued_at)
+               SELECT f.counter_id, f.k, sum(f.delta), min(f.enqueued_at) FROM fate f
+                WHERE NOT f.applied AND NOT f.busy GROUP BY f.counter_id, f.k HAVING sum(f.delta) <> 0
+           )
+           SELECT jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n, 'k', s.keys)) FROM (
+               SELECT f.counter_id, count(*) AS n, %7$s AS keys FROM fate f WHERE NOT f.busy GROUP BY f.counter_id) s$q$,
+        target_schema, target_table, target_key,
+        CASE WHEN key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
+        (SELECT string_agg(format('sum(q.delta) FILTER (WHERE q.counter_id = %s) AS d%s', c, i), ', ' ORDER BY i)
+           FROM unnest(counters) WITH ORDINALITY AS u(c, i)),
+        (SELECT string_agg(format('%1$I = coalesce(t.%1$I, 0) + coalesce(d.d%2$s, 0)%3$s', u.col, u.i,
+                                  CASE WHEN u.s > 0 THEN ' * 1e-' || u.s END),
+                           ', ' ORDER BY u.i)
+           FROM unnest(columns, scales) WITH ORDINALITY AS u(col, s, i)),
+        CASE WHEN with_keys THEN 'jsonb_agg(DISTINCT f.k) FILTER (WHERE f.applied)' ELSE 'NULL::jsonb' END)
+$fn$;
+
+-- Applies at most max_deltas queued deltas of each queue (logged and unlogged) and reports, per counter (in one or more rows), how many deltas it
+-- consumed and, when with_keys, which targets it touched (target_ids for integer and bigint keys, target_uuids for
+-- uuid keys), so that a caller can lock and release cached copies of exactly those rows around the commit.
+--
+-- Concurrency. The claim is one DELETE of the oldest queued rows picked with FOR UPDATE SKIP LOCKED, so concurrent
+-- rollups take disjoint batches without waiting for each other's claims, and a rollup that fails or dies rolls back
+-- with its rows back in the queue. Claimed deltas are folded per target row, and each target table gets ONE statement for all
+-- of its counters, which first locks the rows with FOR NO KEY UPDATE SKIP LOCKED:
+--   * A row another transaction holds is not waited for: its claimed deltas go back to the queue under their own
+--     ids (the rows this round deleted), so they keep their place before any later delta of the same target.
+--   * Each target row is updated at most once per round. A second update of a row the transaction already updated
+--     would make PostgreSQL re-check the row's foreign keys, taking FOR KEY SHARE on the parent row, which an
+--     application may hold FOR UPDATE: the rollup would wait, and could deadlock.
+--   * Writers' foreign-key checks take FOR KEY SHARE on the target, which does not conflict with FOR NO KEY UPDATE.
+--   * Deltas of a target row that does not exist are moved to countercache.orphan (never dropped); so are deltas of
+--     a row inserted but not yet visible to this round. Each round first moves orphans whose row now exists back.
+-- One wait SKIP LOCKED cannot skip: when the row the statement's snapshot sees has since been updated and a writer's
+-- foreign-key check still holds it FOR KEY SHARE, PostgreSQL follows the update chain to lock the newest version and
+-- waits for whoever holds that one (another round, or an application), whatever the wait policy says. The function's
+-- lock_timeout (200 ms, below the default deadlock_timeout of 1 s) bounds that wait, and a table whose statement
+-- times out keeps its deltas queued in their place; the same holds for a table DDL has locked, and for a table the
+-- rollup's role may not update (42501, logged as a warning). So that such a table's backlog cannot hold up the
+-- others at the head of the queue, the round then claims again, past the deltas of the tables it gave up, until a
+-- pass gives up no new table: a round waits at most 200 ms per target table.
+-- Poison: if a table's statement fails it is retried key by key, each in a subtransaction; for a key that still
+-- fails, each of its counters is tried alone in a subtransaction that is always rolled back, and the accepted ones
+-- are applied in one update. A refused counter's deltas go to countercache.dead_letter with the error, unless an
+-- older delta of the same counter and target is still queued (another round holds it): then they go back to the
+-- queue under their own ids, to be applied after it. Transient failures (deadlock, serialization, lock timeout,
+-- resources, shutdown) abort the round.
+CREATE OR REPLACE FUNCTION countercache.rollup_report(max_deltas integer DEFAULT countercache.default_batch_size(), with_keys boolean DEFAULT true)
+RETURNS TABLE (counter_id integer, consumed bigint, target_ids bigint[], target_uuids uuid[])
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '200ms'
+AS $fn$
+#variable_conflict use_column
+DECLARE
+    ids bigint[]; cids integer[]; tids bigint[]; tuuids uuid[]; deltas bigint[]; ats timestamptz[];
+    tb record;
+    apply text;
+    kc name;
+    key text;
+    cid integer;
+    part jsonb;
+    report jsonb := '[]';
+    key_counters integer[];
+    accepted integer[];
+    refused integer[];
+    states text[];
+    messages text[];
+    state text;
+    message text;
+    given_up integer[] := '{}';
+    given_up_before integer;
+BEGIN
+    IF max_deltas IS NULL OR max_deltas < 1 THEN
+        RAISE EXCEPTION 'countercache.rollup_report: max_deltas must be at least 1, got %', max_deltas
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- a crash that emptied the unlogged queue is noticed before anything is claimed
+    PERFORM countercache.check_unlogged_queue();
+    -- orphans whose target row exists again, and the slots' amounts, go to the queue first: this round applies them
+    PERFORM countercache.adopt_orphans(max_deltas);
+    PERFORM countercache.flush_slots(max_deltas);
+    LOOP   -- passes: each claims past the counters of the tables given up so far
+        given_up_before := cardinality(given_up);
+        WITH claimed AS (
+            DELETE FROM countercache.delta q
+             WHERE q.id = ANY (ARRAY(SELECT p.id FROM countercache.delta p WHERE p.counter_id <> ALL (given_up)
+                                      ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED))
+            RETURNING q.*
+        ), claimed_unlogged AS (
+            DELETE FROM countercache.delta_unlogged q
+             WHERE q.id = ANY (ARRAY(SELECT p.id FROM countercache.delta_unlogged p WHERE p.counter_id <> ALL (given_up)
+                                      ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED))
+            RETURNING q.*
+        )
+        SELECT array_agg(c.id), array_agg(c.counter_id), array_agg(c.target_id), array_agg(c.target_uuid),
+               array_agg(c.delta), array_agg(c.enqueued_at)
+          INTO ids, cids, tids, tuuids, deltas, ats
+          FROM (SELECT * FROM claimed UNION ALL SELECT * FROM claimed_unlogged) c;
+
+        -- deltas of counters that are no longer installed are consumed without effect
+        SELECT coalesce(jsonb_agg(jsonb_build_object('c', g.c, 'n', g.n)), '[]') INTO part
+          FROM (SELECT u.c, count(*) AS n FROM unnest(cids) u(c)
+                 WHERE NOT EXISTS (SELECT 1 FROM countercache.counter k WHERE k.id = u.c) GROUP BY u.c) g;
+        report := report || part;
+
+        FOR tb IN
+            SELECT c.target_schema, c.target_table, c.target_key, c.key_type,
+                   array_agg(c.id ORDER BY c.id) AS counters, array_agg(c.target_column ORDER BY c.id) AS columns,
+                   array_agg(c.scale ORDER BY c.id) AS scales
+              FROM countercache.counter c
+             WHERE c.id IN (SELECT DISTINCT u.c FROM unnest(cids) u(c))
+             GROUP BY c.target_schema, c.target_table, c.target_key, c.key_type
+             ORDER BY c.target_schema, c.target_table
+        LOOP
+            apply := countercache.apply_sql(tb.target_schema, tb.target_table, tb.target_key, tb.key_type,
+                                            tb.counters, tb.columns, tb.scales, with_keys);
+            kc := CASE WHEN tb.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END;
+            BEGIN
+                EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, tb.counters, NULL::text;
+                report := report || coalesce(part, '[]');
+                CONTINUE;
+            EXCEPTION WHEN OTHERS THEN
+                GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
+                IF state IN ('42501', '55P03') THEN
+                    -- 42501: the rollup's role may not update this table: not a refused value, a missing grant.
+                    -- 55P03: the lock timeout: DDL holds the table, or a row lock that SKIP LOCKED could not skip (see
+                    -- the header). Either way the table's deltas go back to the queue in their place, its subtransaction
+                    -- has released what it locked, and the other tables flow; a missing grant is logged.
+                    EXECUTE format($q$INSERT INTO countercache.delta (id, counter_id, target_id, target_uuid, delta, enqueued_at)
+                                      OVERRIDING SYSTEM VALUE
+                                      SELECT u.* FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::uuid[],
+                                                             $5::bigint[], $6::timestamptz[]) AS u(i, c, ti, tu, d, a)
+                                       WHERE u.c = ANY ($7)$q$)
+                        USING ids, cids, tids, tuuids, deltas, ats, tb.counters;
+                    given_up := given_up || tb.counters;
+                    IF state = '42501' THEN
+                        RAISE WARNING 'countercache: the rollup may not update %.%: % (its deltas stay queued)',
+                            tb.target_schema, tb.target_table, message
+                            USING HINT = 'grant the rollup''s role what docs/security.md lists for a worker';
+                    END IF;
+                    CONTINUE;
+                END IF;
+                IF countercache.transient(state) THEN
+                    RAISE;
+                END IF;
+            END;
+            -- some target refuses its new value: go key by key
+            FOR key, key_counters IN
+                SELECT CASE WHEN tb.key_type = 'uuid' THEN u.tu::text ELSE u.ti::text END,
+                       array_agg(DISTINCT u.c)
+                  FROM unnest(cids, tids, tuuids) AS u(c, ti, tu)
+                 WHERE u.c = ANY (tb.counters)
+                 GROUP BY 1
+            LOOP
+                BEGIN
+                    EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, key_counters, key;
+                    report := report || coalesce(part, '[]');
+                    CONTINUE;
+                EXCEPTION WHEN OTHERS THEN
+                    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
+                    IF countercache.transient(state) THEN
+                        RAISE;
+                    END IF;
+                END;
+                -- which of its counters are refused? Try each alone and always roll the try back, so that the row is
+                -- updated once, at the end (see the foreign-key note above).
+                accepted := '{}'; refused := '{}'; states := '{}'; messages := '{}';
+                FOREACH cid IN ARRAY key_counters LOOP
+                    BEGIN
+                        EXECUTE apply USING ids, cids, tids, tuuids, deltas, ats, ARRAY[cid], key;
+                        RAISE SQLSTATE 'CC001';
+                    EXCEPTION
+                        WHEN SQLSTATE 'CC001' THEN
+                            accepted := accepted || cid;
+                        WHEN OTHERS THEN
+                            GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT;
+                            IF countercache.transient(state) THEN
+                                RAISE;
+                            END IF;
+                            refused := refused || cid;
+                            states := states || state;
+                            messages := messages || message;
+                    END;
+                END LOOP;
+                IF cardinality(accepted) > 0 THEN
+                    EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, accepted, key;
+                    report := report || coalesce(part, '[]');
+                END IF;
+                EXECUTE format(
+                    $q$WITH q AS (
+                           SELECT q.id, q.counter_id, q.%1$I AS k, q.delta, q.enqueued_at
+                             FROM unnest($1::bigint[], $2::integer[], $3::bigint[], $4::uuid[], $5::bigint[], $6::timestamptz[])
+                                  AS q(id, counter_id, target_id, target_uuid, delta, enqueued_at)
+                            WHERE q.counter_id = ANY ($7) AND q.%1$I::text = $8
+                       ), waits AS (
+                           SELECT DISTINCT q.counter_id FROM q
+                            WHERE EXISTS (SELECT 1 FROM countercache.delta x
+                                           WHERE x.counter_id = q.counter_id AND x.%1$I = q.k AND x.id < q.id)
+                               OR EXISTS (SELECT 1 FROM countercache.delta_unlogged x
+                                           WHERE x.counter_id = q.counter_id AND x.%1$I = q.k AND x.id < q.id)
+                       ), requeued AS (
+                           INSERT INTO countercache.delta (id, counter_id, %1$I, delta, enqueued_at) OVERRIDING SYSTEM VALUE
+                           SELECT q.id, q.counter_id, q.k, q.delta, q.enqueued_at FROM q
+                            WHERE q.counter_id IN (SELECT w.counter_id FROM waits w)
+                       ), parked AS (
+                           SELECT q.*, e.state, e.message,
+                                  sum(q.delta) OVER (PARTITION BY q.counter_id) AS total
+                             FROM q JOIN unnest($7, $9::text[], $10::text[]) AS e(counter_id, state, message)
+                                     ON e.counter_id = q.counter_id
+                            WHERE q.counter_id NOT IN (SELECT w.counter_id FROM waits w)
+                       ), dead AS (
+                           -- folded into one row, unless the sum itself overflows: then one row per delta
+                           INSERT INTO countercache.dead_letter (counter_id, %1$I, delta, deltas, first_enqueued_at,
+                                                                 sqlstate, error)
+                           SELECT p.counter_id, p.k, sum(p.delta), count(*), min(p.enqueued_at), p.state, p.message
+                             FROM parked p WHERE p.total BETWEEN -9223372036854775808 AND 9223372036854775807
+                            GROUP BY p.counter_id, p.k, p.state, p.message
+                           UNION ALL
+                           SELECT p.counter_id, p.k, p.delta, 1, p.enqueued_at, p.state, p.message
+                             FROM parked p WHERE p.total NOT BETWEEN -9223372036854775808 AND 9223372036854775807
+                       )
+                       SELECT coalesce(jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n)), '[]') FROM (
+                           SELECT q.counter_id, count(*) AS n FROM q
+                            WHERE q.counter_id NOT IN (SELECT w.counter_id FROM waits w) GROUP BY q.counter_id) s$q$, kc)
+                    INTO part USING ids, cids, tids, tuuids, deltas, ats, refused, key, states, messages;
+                report := report || part;
+            END LOOP;
+        END LOOP;
+        EXIT WHEN cardinality(given_up) = given_up_before;
+    END LOOP;
+
+    RETURN QUERY
+        SELECT (e->>'c')::integer, (e->>'n')::bigint,
+               CASE WHEN c.key_type IS DISTINCT FROM 'uuid' AND jsonb_typeof(e->'k') = 'array'
+                    THEN ARRAY(SELECT x::bigint FROM jsonb_array_elements_text(e->'k') x) END,
+               CASE WHEN c.key_type = 'uuid' AND jsonb_typeof(e->'k') = 'array'
+                    THEN ARRAY(SELECT x::uuid FROM jsonb_array_elements_text(e->'k') x) END
+          FROM jsonb_array_elements(report) e
+          LEFT JOIN countercache.counter c ON c.id = (e->>'c')::integer;
+END
+$fn$;
+
+-- Whether a SQLSTATE is a transient failure that must abort a round (so that it rolls back and is retried) rather
+-- than dead-letter deltas: deadlock and serialization (40), resources (53), shutdown (57), system (58), connection
+-- (08), lock timeouts (55P03, 55006).
+CREATE OR REPLACE FUNCTION countercache.transient(state text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT left(state, 2) IN ('40', '53', '57', '58', '08') OR state IN ('55P03', '55006')
+$fn$;
+
+-- Applies at most max_deltas queued deltas and returns how many it consumed (0 when there is nothing to do).
+CREATE OR REPLACE FUNCTION countercache.rollup(max_deltas integer DEFAULT countercache.default_batch_size())
+RETURNS bigint
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT coalesce(sum(r.consumed), 0)::bigint FROM countercache.rollup_report(max_deltas, false) r
+$fn$;
+
+-- The state of the queue, for workers, health checks and tools: deltas waiting (in either queue, and non-zero
+-- slots), the age of the oldest queued delta (0 when the queues are empty), and dead letters.
+CREATE OR REPLACE FUNCTION countercache.queue_state()
+RETURNS TABLE (depth bigint, oldest_seconds double precision, dead_letters bigint)
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT count(*) + (SELECT count(*) FROM countercache.slot s WHERE s.n <> 0),
+           coalesce(extract(epoch FROM now() - min(q.enqueued_at)), 0)::double precision,
+           (SELECT count(*) FROM countercache.dead_letter)
+      FROM (SELECT d.enqueued_at FROM countercache.delta d
+            UNION ALL SELECT u.enqueued_at FROM countercache.delta_unlogged u) q
+$fn$;

@@ -1,0 +1,132 @@
+-- The library's triggers: which ones each kind of table gets, their functions' names, and their (re)building from
+-- the catalog. Every trigger of the library calls a function of the countercache schema named capture_... (on a
+-- source table), target_... or via_... (on a middle table of a path), so the library finds its own by the function.
+
+-- The library's triggers, per kind: name, and how it fires ({key}: the key column; {columns}: the middle table's
+-- key and links; {changed}: a condition that one of them changed).
+CREATE OR REPLACE FUNCTION countercache.trigger_specs()
+RETURNS TABLE (kind text, name name, fires text)
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    VALUES ('capture', 'countercache_insert', 'AFTER INSERT ON %s REFERENCING NEW TABLE AS countercache_new FOR EACH STATEMENT'),
+           ('capture', 'countercache_update', 'AFTER UPDATE ON %s REFERENCING OLD TABLE AS countercache_old NEW TABLE AS countercache_new FOR EACH STATEMENT'),
+           ('capture', 'countercache_delete', 'AFTER DELETE ON %s REFERENCING OLD TABLE AS countercache_old FOR EACH STATEMENT'),
+           ('capture', 'countercache_truncate', 'BEFORE TRUNCATE ON %s FOR EACH STATEMENT'),
+           ('target', 'countercache_target_insert', 'AFTER INSERT ON %s REFERENCING NEW TABLE AS countercache_new FOR EACH STATEMENT'),
+           ('target', 'countercache_target_delete', 'AFTER DELETE ON %s REFERENCING OLD TABLE AS countercache_old FOR EACH STATEMENT'),
+           ('target', 'countercache_target_key', 'AFTER UPDATE OF {columns} ON %s FOR EACH ROW WHEN ({changed})'),
+           ('target', 'countercache_target_truncate', 'BEFORE TRUNCATE ON %s FOR EACH STATEMENT'),
+           ('via', 'countercache_via_update', 'BEFORE UPDATE OF {columns} ON %s FOR EACH ROW WHEN ({changed})'),
+           ('via', 'countercache_via_delete', 'BEFORE DELETE ON %s FOR EACH ROW')
+$fn$;
+
+-- The name of a table's trigger function of one kind: readable, at most 63 bytes, and unique per table, since it
+-- ends with a digest of the qualified name (a.b_c and a_b.c differ).
+CREATE OR REPLACE FUNCTION countercache.trigger_function(kind text, tbl_schema name, tbl name)
+RETURNS name
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    readable text := kind || '_' || tbl_schema || '_' || tbl;
+BEGIN
+    WHILE octet_length(readable) > 54 LOOP
+        readable := left(readable, -1);
+    END LOOP;
+    RETURN readable || '_' || left(md5(format('%I.%I', tbl_schema, tbl)), 8);
+END
+$fn$;
+
+-- (Re)builds every trigger of the library on one table from the catalog, each kind the table has counters of, and
+-- drops the kinds it no longer has. Under a lock that keeps the table's writers out until commit (milliseconds), so
+-- that each write is counted by either the old triggers or the new ones. Does nothing for a table that is missing.
+CREATE OR REPLACE FUNCTION countercache.install_triggers(tbl_schema name, tbl name)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    qualified text := format('%I.%I', tbl_schema, tbl);
+    each_kind text;
+    cs countercache.counter[];
+    fn name;
+    columns text[];
+    s record;
+BEGIN
+    IF to_regclass(qualified) IS NULL THEN
+        RETURN;
+    END IF;
+    EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', qualified);
+    FOREACH each_kind IN ARRAY ARRAY['capture', 'target', 'via'] LOOP
+        cs := ARRAY(SELECT k FROM countercache.counter k
+                     WHERE (each_kind = 'capture' AND k.source_schema = tbl_schema AND k.source_table = tbl)
+                        OR (each_kind = 'target' AND k.target_schema = tbl_schema AND k.target_table = tbl)
+                        OR (each_kind = 'via' AND k.via_schema = tbl_schema AND k.via_table = tbl)
+                     ORDER BY k.name);
+        IF cardinality(cs) = 0 THEN
+            PERFORM countercache.drop_triggers(each_kind, tbl_schema, tbl);
+            CONTINUE;
+        END IF;
+        fn := countercache.trigger_function(each_kind, tbl_schema, tbl);
+        EXECUTE format(E'CREATE OR REPLACE FUNCTION countercache.%I()\nRETURNS trigger\nLANGUAGE plpgsql\n'
+                       || E'SECURITY DEFINER\nSET search_path = pg_catalog, pg_temp\nAS %L',
+                       fn, countercache.trigger_body(each_kind, cs));
+        EXECUTE format('REVOKE ALL ON FUNCTION countercache.%I() FROM PUBLIC', fn);
+        columns := CASE each_kind WHEN 'target' THEN ARRAY[(cs[1]).target_key]
+                             WHEN 'via' THEN ARRAY[(cs[1]).via_key]
+                                             || ARRAY(SELECT DISTINCT k.via_fk FROM unnest(cs) k ORDER BY 1)
+                             ELSE '{}' END;
+        FOR s IN SELECT * FROM countercache.trigger_specs() t WHERE t.kind = each_kind LOOP
+            EXECUTE format('CREATE OR REPLACE TRIGGER %I ', s.name)
+                || replace(replace(format(s.fires, qualified),
+                       '{columns}', coalesce((SELECT string_agg(quote_ident(x), ', ') FROM unnest(columns) x), '')),
+                       '{changed}', coalesce((SELECT string_agg(format('OLD.%1$I IS DISTINCT FROM NEW.%1$I', x), ' OR ')
+                                                FROM unnest(columns) x), ''))
+                || format(' EXECUTE FUNCTION countercache.%I()', fn);
+        END LOOP;
+    END LOOP;
+    PERFORM countercache.drop_unused_trigger_functions();
+END
+$fn$;
+
+-- Drops a table's library triggers of one kind (those whose function is countercache.<kind>_...).
+CREATE OR REPLACE FUNCTION countercache.drop_triggers(kind text, tbl_schema name, tbl name)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    s record;
+BEGIN
+    FOR s IN
+        SELECT tg.tgname FROM pg_trigger tg JOIN pg_proc p ON p.oid = tg.tgfoid
+         WHERE tg.tgrelid = to_regclass(format('%I.%I', tbl_schema, tbl))
+           AND p.pronamespace = 'countercache'::regnamespace AND p.proname LIKE kind || '\_%'
+    LOOP
+        EXECUTE format('DROP TRIGGER %I ON %I.%I', s.tgname, tbl_schema, tbl);
+    END LOOP;
+END
+$fn$;
+
+-- Drops the library's trigger functions that no trigger uses any more (their table lost its counters, or the
+-- function was renamed).
+CREATE OR REPLACE FUNCTION countercache.drop_unused_trigger_functions()
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    s record;
+BEGIN
+    FOR s IN
+        SELECT p.oid::regprocedure AS fn FROM pg_proc p
+         WHERE p.pronamespace = 'countercache'::regnamespace
+           AND (p.proname LIKE 'capture\_%' OR p.proname LIKE 'target\_%' OR p.proname LIKE 'via\_%')
+           AND p.prorettype = 'trigger'::regtype
+           AND NOT EXISTS (SELECT 1 FROM pg_trigger tg WHERE tg.tgfoid = p.oid)
+    LOOP
+        EXECUTE format('DROP FUNCTION %s', s.fn);
+    END LOOP;
+END
+$fn$;
