@@ -5,9 +5,9 @@ import java.time.Duration;
 /**
  * A snapshot of the queue and of one worker.
  *
- * @param queueDepth         deltas waiting in {@code countercache.delta}
+ * @param queueDepth         deltas waiting in the queues and slots ({@code countercache.queue_state()})
  * @param oldestPending      age of the oldest waiting delta ({@link Duration#ZERO} when the queue is empty)
- * @param deadLetters        rows in {@code countercache.dead_letter}, summed deltas a target refused
+ * @param deadLetters        dead letters: deltas a target refused, summed per target ({@code countercache.status()} per counter)
  * @param appliedDeltas      deltas this worker consumed since it was built
  * @param appliedPerSecond   the same, per second of the worker's life
  * @param failures           rollup rounds of this worker that failed (each retried with backoff)

@@ -39,7 +39,7 @@ public enum Strategy {
      */
     SLOTTED;
 
-    /** The name in the catalog ({@code countercache.counter.strategy}) and in settings. */
+    /** The name in the catalog ({@code strategy} of {@code countercache.counters()}) and in settings. */
     public String sqlName() {
         return name().toLowerCase(Locale.ROOT);
     }

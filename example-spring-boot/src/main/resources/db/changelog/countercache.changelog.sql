@@ -2234,6 +2234,15 @@ AS $fn$
            countercache.recount_step(j.counter_id, max_targets) s
 $fn$;
 
+-- Whether any changelog still has counters or limits here (the schema's rollback drops it only when none has).
+CREATE OR REPLACE FUNCTION countercache.in_use()
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT EXISTS (SELECT FROM countercache.counter) OR EXISTS (SELECT FROM countercache.limit_def)
+$fn$;
+
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
 REVOKE ALL ON SCHEMA countercache FROM PUBLIC;
@@ -2247,8 +2256,8 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'f79bf81b720ca3b1' $fn$;
--- rollback DO $rollback$ BEGIN IF NOT EXISTS (SELECT FROM countercache.counter) AND NOT EXISTS (SELECT FROM countercache.limit_def) THEN DROP SCHEMA countercache CASCADE; END IF; END $rollback$;
+AS $fn$ SELECT 'b63d21b4f57bcc46' $fn$;
+-- rollback DO $rollback$ BEGIN IF NOT countercache.in_use() THEN DROP SCHEMA countercache CASCADE; END IF; END $rollback$;
 
 -- changeset countercache:countercache-check runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: check every counter against the database, all problems at once

@@ -1,5 +1,6 @@
 package io.countercache.cli;
 
+import io.countercache.RollupWorker;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -18,7 +19,7 @@ final class Drain implements Callable<Integer> {
     @Mixin
     Database database;
 
-    @Option(names = "--batch-size", defaultValue = "10000", description = "Deltas per round (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--batch-size", defaultValue = "" + RollupWorker.DEFAULT_BATCH_SIZE, description = "Deltas per round (default: ${DEFAULT-VALUE}).")
     int batchSize;
 
     @Override

@@ -1,5 +1,6 @@
 package io.countercache.cli;
 
+import io.countercache.RollupWorker;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -24,7 +25,7 @@ final class Repair implements Callable<Integer> {
     @Option(names = "--counter", paramLabel = "NAME", description = "Only this counter (schema.table.column).")
     String counter;
 
-    @Option(names = "--batch-size", defaultValue = "10000",
+    @Option(names = "--batch-size", defaultValue = "" + RollupWorker.DEFAULT_BATCH_SIZE,
             description = "Target keys per batch (default: ${DEFAULT-VALUE}).")
     int batchSize;
 

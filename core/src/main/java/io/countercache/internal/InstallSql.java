@@ -87,8 +87,8 @@ public final class InstallSql {
         List<Unit> units = new ArrayList<>();
         // the schema goes with the last changelog's counters and limits: another changelog may still use it
         units.add(new Unit("countercache-schema", "countercache catalog, queue and functions", schema(), false,
-                "DO $rollback$ BEGIN IF NOT EXISTS (SELECT FROM countercache.counter) AND NOT EXISTS (SELECT FROM"
-                        + " countercache.limit_def) THEN DROP SCHEMA countercache CASCADE; END IF; END $rollback$;"));
+                "DO $rollback$ BEGIN IF NOT countercache.in_use() THEN DROP SCHEMA countercache CASCADE; END IF;"
+                        + " END $rollback$;"));
         if (!counters.isEmpty()) {
             units.add(new Unit("countercache-check", "check every counter against the database, all problems at once",
                     checkSql(counters), false, null));

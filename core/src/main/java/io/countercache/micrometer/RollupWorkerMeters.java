@@ -46,12 +46,12 @@ public final class RollupWorkerMeters implements MeterBinder, AutoCloseable {
     public void bindTo(MeterRegistry registry) {
         String tag = worker.name();
         List<Meter> meters = List.of(Gauge.builder("countercache.queue.depth", this, queue(RollupMetrics::queueDepth))
-                .description("Deltas waiting in countercache.delta").baseUnit("deltas").tag("worker", tag).strongReference(true).register(registry),
+                .description("Deltas waiting in the queues and slots").baseUnit("deltas").tag("worker", tag).strongReference(true).register(registry),
                 TimeGauge.builder("countercache.queue.oldest", this, TimeUnit.MILLISECONDS,
                         queue(m -> m.oldestPending().toMillis()))
                 .description("Age of the oldest waiting delta").tag("worker", tag).strongReference(true).register(registry),
                 Gauge.builder("countercache.dead.letters", this, queue(RollupMetrics::deadLetters))
-                .description("Summed deltas parked in countercache.dead_letter").tag("worker", tag).strongReference(true)
+                .description("Dead letters: deltas a target refused, summed per target").tag("worker", tag).strongReference(true)
                 .register(registry),
                 FunctionCounter.builder("countercache.deltas.applied", worker, RollupWorker::appliedDeltas)
                 .description("Deltas this worker folded into counters").baseUnit("deltas").tag("worker", tag)

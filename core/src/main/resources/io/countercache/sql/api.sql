@@ -110,3 +110,12 @@ AS $fn$
       FROM (SELECT j.counter_id FROM countercache.recount_job j ORDER BY j.requested_at, j.counter_id LIMIT 1) j,
            countercache.recount_step(j.counter_id, max_targets) s
 $fn$;
+
+-- Whether any changelog still has counters or limits here (the schema's rollback drops it only when none has).
+CREATE OR REPLACE FUNCTION countercache.in_use()
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT EXISTS (SELECT FROM countercache.counter) OR EXISTS (SELECT FROM countercache.limit_def)
+$fn$;

@@ -39,7 +39,8 @@ public class CounterCacheHealthIndicator extends AbstractHealthIndicator {
                     .withDetail("deadLetters", deadLetters);
             if (deadLetters > 0) {
                 builder.down().withDetail("reason", deadLetters + " dead letters: a target refused its new value;"
-                        + " see countercache.dead_letter, fix the cause, then recount the counter");
+                        + " countercache status (the CLI) or SELECT * FROM countercache.status() shows which counters; fix the cause,"
+                        + " then recount the counter");
             } else if (oldest > maxLag.toMillis() / 1000.0) {
                 builder.down().withDetail("reason", "the oldest pending delta is older than " + maxLag
                         + " (countercache.health.max-lag): the rollup workers fall behind or do not run");

@@ -1,5 +1,6 @@
 package io.countercache.spring;
 
+import io.countercache.RollupWorker;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
@@ -74,16 +75,16 @@ public class CounterCacheProperties {
         private int threads = 1;
 
         /** Deltas claimed per rollup round (each round is one transaction). */
-        private int batchSize = 10_000;
+        private int batchSize = RollupWorker.DEFAULT_BATCH_SIZE;
 
         /** How long a worker sleeps once the queue is empty. */
-        private Duration pollInterval = Duration.ofMillis(200);
+        private Duration pollInterval = Duration.ofMillis(RollupWorker.DEFAULT_POLL_INTERVAL_MILLIS);
 
         /** The longest wait between retries while the database fails. */
-        private Duration maxBackoff = Duration.ofSeconds(30);
+        private Duration maxBackoff = Duration.ofMillis(RollupWorker.DEFAULT_MAX_BACKOFF_MILLIS);
 
         /** How long shutting down lets a round in progress run before cancelling it (its deltas stay queued). */
-        private Duration shutdownTimeout = Duration.ofSeconds(30);
+        private Duration shutdownTimeout = Duration.ofMillis(RollupWorker.DEFAULT_SHUTDOWN_TIMEOUT_MILLIS);
 
         public boolean isEnabled() {
             return enabled;

@@ -1,0 +1,76 @@
+CREATE OR REPLACE FUNCTION countercache.capture_public_review_<digest>()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$#variable_conflict use_column
+BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'review' THEN
+        RAISE EXCEPTION 'countercache: % serves % only, not %.%', TG_NAME, 'public.review', TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT 11400920 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.d FROM (SELECT review.product_id AS f, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+            UNION ALL
+            SELECT 1551684280 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Product.stars */ s.f AS k, s.d FROM (SELECT review.product_id AS f, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+            UNION ALL
+            SELECT 2019686914 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.d FROM (SELECT review.product_id AS f, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
+            UNION ALL
+            SELECT 592141636 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.d FROM (SELECT review.product_id AS f, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        PERFORM FROM public.product v WHERE v.id IN (SELECT x.product_id FROM countercache_old x)
+            ORDER BY v.id FOR KEY SHARE OF v;
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT 11400920 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.d FROM (SELECT review.product_id AS f, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+            UNION ALL
+            SELECT 1551684280 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Product.stars */ s.f AS k, s.d FROM (SELECT review.product_id AS f, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+            UNION ALL
+            SELECT 2019686914 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.d FROM (SELECT review.product_id AS f, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
+            UNION ALL
+            SELECT 592141636 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.d FROM (SELECT review.product_id AS f, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'UPDATE' THEN
+        PERFORM FROM public.product v WHERE v.id IN (SELECT x.product_id FROM countercache_old x)
+            ORDER BY v.id FOR KEY SHARE OF v;
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT 11400920 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.d FROM (SELECT review.product_id AS f, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+            UNION ALL
+            SELECT 11400920 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.d FROM (SELECT review.product_id AS f, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+            UNION ALL
+            SELECT 1551684280 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Product.stars */ s.f AS k, s.d FROM (SELECT review.product_id AS f, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+            UNION ALL
+            SELECT 1551684280 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Product.stars */ s.f AS k, s.d FROM (SELECT review.product_id AS f, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+            UNION ALL
+            SELECT 2019686914 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.d FROM (SELECT review.product_id AS f, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
+            UNION ALL
+            SELECT 2019686914 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.d FROM (SELECT review.product_id AS f, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
+            UNION ALL
+            SELECT 592141636 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.d FROM (SELECT review.product_id AS f, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
+            UNION ALL
+            SELECT 592141636 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.d FROM (SELECT review.product_id AS f, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
+        PERFORM countercache.require_read_committed('TRUNCATE of public.review',
+            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
+        PERFORM FROM public.product v WHERE v.id IN (SELECT x.product_id FROM public.review x)
+            ORDER BY v.id FOR KEY SHARE OF v;
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT 11400920 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.d FROM (SELECT review.product_id AS f, -1 AS d FROM public.review AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+            UNION ALL
+            SELECT 1551684280 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Product.stars */ s.f AS k, s.d FROM (SELECT review.product_id AS f, -coalesce(review.stars, 0)::bigint AS d FROM public.review AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+            UNION ALL
+            SELECT 2019686914 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.d FROM (SELECT review.product_id AS f, -1 AS d FROM public.review AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
+            UNION ALL
+            SELECT 592141636 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.d FROM (SELECT review.product_id AS f, -coalesce(review.stars, 0)::bigint AS d FROM public.review AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    END IF;
+    RETURN NULL;
+END
+$function$

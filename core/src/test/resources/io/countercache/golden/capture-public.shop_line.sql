@@ -1,0 +1,58 @@
+CREATE OR REPLACE FUNCTION countercache.capture_public_shop_line_<digest>()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$#variable_conflict use_column
+BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'shop_line' THEN
+        RAISE EXCEPTION 'countercache: % serves % only, not %.%', TG_NAME, 'public.shop_line', TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+        INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, coalesce(shop_line.amount, 0)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+        INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -coalesce(shop_line.amount, 0)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'UPDATE' THEN
+        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+            UNION ALL
+            SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+        INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, coalesce(shop_line.amount, 0)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+            UNION ALL
+            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -coalesce(shop_line.amount, 0)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
+        PERFORM countercache.require_read_committed('TRUNCATE of public.shop_line',
+            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
+        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+        INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -coalesce(shop_line.amount, 0)::bigint AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    END IF;
+    RETURN NULL;
+END
+$function$

@@ -1,0 +1,107 @@
+CREATE OR REPLACE FUNCTION countercache.capture_public_tagging_<digest>()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$#variable_conflict use_column
+DECLARE
+    r record;
+    held tid;
+BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'tagging' THEN
+        RAISE EXCEPTION 'countercache: % serves % only, not %.%', TG_NAME, 'public.tagging', TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        FOR r IN SELECT c, k, sum(d) AS d FROM (
+            SELECT 314919807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.d FROM (SELECT tagging.tag_id AS f, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0 ORDER BY k LOOP
+            SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
+            ELSE
+                INSERT INTO countercache.slot (counter_id, target_id, slot, n)
+                SELECT 314919807, r.k, f.s, r.d FROM (
+                    SELECT g.s FROM generate_series(0, 3) AS g(s)
+                     WHERE NOT EXISTS (SELECT FROM countercache.slot y WHERE y.counter_id = 314919807 AND y.target_id = r.k AND y.slot = g.s)
+                     ORDER BY random() OFFSET 0) AS f   -- OFFSET 0: try the locks one by one
+                 WHERE pg_try_advisory_xact_lock(hashtextextended('314919807:' || r.k || ':' || f.s, 0))
+                 LIMIT 1
+                ON CONFLICT ON CONSTRAINT slot_key DO NOTHING;
+                IF NOT FOUND THEN
+                    INSERT INTO countercache.delta (counter_id, target_id, delta) VALUES (314919807, r.k, r.d);
+                END IF;
+            END IF;
+        END LOOP;
+    ELSIF TG_OP = 'DELETE' THEN
+        FOR r IN SELECT c, k, sum(d) AS d FROM (
+            SELECT 314919807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.d FROM (SELECT tagging.tag_id AS f, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0 ORDER BY k LOOP
+            SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
+            ELSE
+                INSERT INTO countercache.slot (counter_id, target_id, slot, n)
+                SELECT 314919807, r.k, f.s, r.d FROM (
+                    SELECT g.s FROM generate_series(0, 3) AS g(s)
+                     WHERE NOT EXISTS (SELECT FROM countercache.slot y WHERE y.counter_id = 314919807 AND y.target_id = r.k AND y.slot = g.s)
+                     ORDER BY random() OFFSET 0) AS f   -- OFFSET 0: try the locks one by one
+                 WHERE pg_try_advisory_xact_lock(hashtextextended('314919807:' || r.k || ':' || f.s, 0))
+                 LIMIT 1
+                ON CONFLICT ON CONSTRAINT slot_key DO NOTHING;
+                IF NOT FOUND THEN
+                    INSERT INTO countercache.delta (counter_id, target_id, delta) VALUES (314919807, r.k, r.d);
+                END IF;
+            END IF;
+        END LOOP;
+    ELSIF TG_OP = 'UPDATE' THEN
+        FOR r IN SELECT c, k, sum(d) AS d FROM (
+            SELECT 314919807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.d FROM (SELECT tagging.tag_id AS f, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
+            UNION ALL
+            SELECT 314919807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.d FROM (SELECT tagging.tag_id AS f, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0 ORDER BY k LOOP
+            SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
+            ELSE
+                INSERT INTO countercache.slot (counter_id, target_id, slot, n)
+                SELECT 314919807, r.k, f.s, r.d FROM (
+                    SELECT g.s FROM generate_series(0, 3) AS g(s)
+                     WHERE NOT EXISTS (SELECT FROM countercache.slot y WHERE y.counter_id = 314919807 AND y.target_id = r.k AND y.slot = g.s)
+                     ORDER BY random() OFFSET 0) AS f   -- OFFSET 0: try the locks one by one
+                 WHERE pg_try_advisory_xact_lock(hashtextextended('314919807:' || r.k || ':' || f.s, 0))
+                 LIMIT 1
+                ON CONFLICT ON CONSTRAINT slot_key DO NOTHING;
+                IF NOT FOUND THEN
+                    INSERT INTO countercache.delta (counter_id, target_id, delta) VALUES (314919807, r.k, r.d);
+                END IF;
+            END IF;
+        END LOOP;
+    ELSIF TG_OP = 'TRUNCATE' THEN
+        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
+        PERFORM countercache.require_read_committed('TRUNCATE of public.tagging',
+            'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
+        FOR r IN SELECT c, k, sum(d) AS d FROM (
+            SELECT 314919807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.d FROM (SELECT tagging.tag_id AS f, -1 AS d FROM public.tagging AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0 ORDER BY k LOOP
+            SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
+            ELSE
+                INSERT INTO countercache.slot (counter_id, target_id, slot, n)
+                SELECT 314919807, r.k, f.s, r.d FROM (
+                    SELECT g.s FROM generate_series(0, 3) AS g(s)
+                     WHERE NOT EXISTS (SELECT FROM countercache.slot y WHERE y.counter_id = 314919807 AND y.target_id = r.k AND y.slot = g.s)
+                     ORDER BY random() OFFSET 0) AS f   -- OFFSET 0: try the locks one by one
+                 WHERE pg_try_advisory_xact_lock(hashtextextended('314919807:' || r.k || ':' || f.s, 0))
+                 LIMIT 1
+                ON CONFLICT ON CONSTRAINT slot_key DO NOTHING;
+                IF NOT FOUND THEN
+                    INSERT INTO countercache.delta (counter_id, target_id, delta) VALUES (314919807, r.k, r.d);
+                END IF;
+            END IF;
+        END LOOP;
+    END IF;
+    RETURN NULL;
+END
+$function$

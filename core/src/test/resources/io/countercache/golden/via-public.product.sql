@@ -1,0 +1,36 @@
+CREATE OR REPLACE FUNCTION countercache.via_public_product_<digest>()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$#variable_conflict use_column
+BEGIN
+    IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'product' THEN
+        RAISE EXCEPTION 'countercache: % serves % only, not %.%', TG_NAME, 'public.product', TG_TABLE_SCHEMA, TG_TABLE_NAME
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    PERFORM countercache.require_read_committed('moving a row of public.product (Shop.approvedReviews, Shop.stars)',
+        'change the key or the link of a middle row, or delete it, in a READ COMMITTED transaction');
+    IF TG_OP = 'UPDATE' THEN
+        PERFORM FROM public.product v WHERE v.id = OLD.id FOR UPDATE OF v;
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT 2019686914 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Shop.approvedReviews */ NEW.shop_id AS k, s.d FROM (SELECT review.product_id AS f, 1 AS d FROM (SELECT * FROM public.review WHERE product_id = NEW.id) AS review WHERE review.product_id IS NOT NULL AND (approved)) s WHERE NEW.shop_id IS NOT NULL) x
+            UNION ALL
+            SELECT 2019686914 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Shop.approvedReviews */ OLD.shop_id AS k, s.d FROM (SELECT review.product_id AS f, -1 AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (approved)) s WHERE OLD.shop_id IS NOT NULL) x
+            UNION ALL
+            SELECT 592141636 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Shop.stars */ NEW.shop_id AS k, s.d FROM (SELECT review.product_id AS f, coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = NEW.id) AS review WHERE review.product_id IS NOT NULL AND (true)) s WHERE NEW.shop_id IS NOT NULL) x
+            UNION ALL
+            SELECT 592141636 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Shop.stars */ OLD.shop_id AS k, s.d FROM (SELECT review.product_id AS f, -coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (true)) s WHERE OLD.shop_id IS NOT NULL) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+        RETURN NEW;
+    END IF;
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT 2019686914 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Shop.approvedReviews */ OLD.shop_id AS k, s.d FROM (SELECT review.product_id AS f, -1 AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (approved)) s WHERE OLD.shop_id IS NOT NULL) x
+            UNION ALL
+            SELECT 592141636 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Shop.stars */ OLD.shop_id AS k, s.d FROM (SELECT review.product_id AS f, -coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (true)) s WHERE OLD.shop_id IS NOT NULL) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0;
+    RETURN OLD;
+END
+$function$
