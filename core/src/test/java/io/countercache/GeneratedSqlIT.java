@@ -100,6 +100,11 @@ class GeneratedSqlIT {
     }
 
     @Test
+    void theSqlFunctionsDefaultBatchIsTheWorkers() {
+        assertThat(db.queryLong("SELECT countercache.default_batch_size()")).isEqualTo(RollupWorker.DEFAULT_BATCH_SIZE);
+    }
+
+    @Test
     void triggerFunctionNamesAreUniquePerTableAndFitAnIdentifier() {
         assertThat(db.queryRows("""
                 SELECT n, octet_length(n) <= 63 FROM (
