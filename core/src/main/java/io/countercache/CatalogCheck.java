@@ -27,7 +27,7 @@ public final class CatalogCheck {
 
     private record Installed(String name, String declaredBy, TableName target, String targetKey, String keyType,
                              TableName source, String sourceFk, String condition, String sumColumn,
-                             String hash, boolean columnExists) {
+                             String hash) {
     }
 
     /**
@@ -57,16 +57,14 @@ public final class CatalogCheck {
             if (!i.hash().equals(d.definitionHash())) {
                 problems.add(d.declaredBy() + ": " + changes(d, i));
             }
-            if (!i.columnExists()) {
-                problems.add(d.declaredBy() + ": the counter column " + d.name() + " does not exist");
-            }
         }
         java.util.Set<String> names = new java.util.HashSet<>(declared.stream().map(CounterDefinition::name).toList());
-        try (PreparedStatement ps = c.prepareStatement("SELECT t.counter, t.problem FROM countercache.trigger_problems() t");
+        // everything else the database can tell on its own (a column retyped, a trigger missing): the one checker
+        try (PreparedStatement ps = c.prepareStatement("SELECT p.counter, p.problem FROM countercache.installed_problems() p");
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 if (names.contains(rs.getString(1))) {
-                    problems.add(rs.getString(2) + ", so writes are not all counted");
+                    problems.add(rs.getString(2));
                 }
             }
         }
@@ -186,14 +184,13 @@ public final class CatalogCheck {
         Map<Integer, Installed> rows = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT k.id, k.name, k.declared_by, k.target_schema,"
                 + " k.target_table, k.target_key, k.key_type, k.source_schema, k.source_table,"
-                + " k.source_fk, k.condition, k.sum_column, k.definition_hash,"
-                + " k.column_exists FROM countercache.counters() k");
+                + " k.source_fk, k.condition, k.sum_column, k.definition_hash FROM countercache.counters() k");
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 rows.put(rs.getInt(1), new Installed(rs.getString(2), rs.getString(3),
                         new TableName(rs.getString(4), rs.getString(5)), rs.getString(6), rs.getString(7),
                         new TableName(rs.getString(8), rs.getString(9)), rs.getString(10),
-                        rs.getString(11), rs.getString(12), rs.getString(13), rs.getBoolean(14)));
+                        rs.getString(11), rs.getString(12), rs.getString(13)));
             }
         }
         return rows;

@@ -153,4 +153,36 @@ class SchemaChangesIT {
                 .satisfies(e -> assertThat(((PSQLException) e).getServerErrorMessage().getHint())
                         .contains("SET LOCAL countercache.ddl_guard = off"));
     }
+
+    /**
+     * The one checker: what the database can tell on its own reaches the boot check too. A trigger switched to fire
+     * for replicas only (which the DDL guard lets through for the migrator's own statement with the guard off), a
+     * capture trigger pointed at another function, and a counted column retyped with the guard off.
+     */
+    @Test
+    void theBootCheckReportsTriggersThatWouldMissWritesAndAColumnRetypedBehindTheGuard() throws Exception {
+        BlogSchema.install(db, BLOG);
+        db.execute("CREATE FUNCTION public.noop() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;"
+                + "BEGIN; SET LOCAL countercache.ddl_guard = off;"
+                + " ALTER TABLE blog_comment ENABLE REPLICA TRIGGER countercache_update;"
+                + " ALTER TABLE blog_comment ALTER COLUMN likes TYPE double precision; COMMIT;"
+                + "CREATE OR REPLACE TRIGGER countercache_delete AFTER DELETE ON blog_comment"
+                + " REFERENCING OLD TABLE AS countercache_old FOR EACH STATEMENT EXECUTE FUNCTION public.noop()");
+        try (var c = db.dataSource().getConnection()) {
+            assertThat(CatalogCheck.differences(c, BLOG, List.of()))
+                    .contains("@CounterCache on Article.totalComments: capture triggers of public.blog_comment:"
+                            + " countercache_delete calls another function, countercache_update fires for replicas only")
+                    .anyMatch(p -> p.startsWith("@CounterCache on Article.totalLikes: sum column public.blog_comment.likes"
+                            + " is double precision"));
+        }
+        assertThatThrownBy(() -> db.execute("ALTER TABLE blog_comment ADD COLUMN note text"))
+                .as("the DDL guard refuses the migrator's next statement on the table while its triggers are off")
+                .hasMessageContaining("countercache_update fires for replicas only");
+        db.execute("BEGIN; SET LOCAL countercache.ddl_guard = off; ALTER TABLE blog_comment ALTER COLUMN likes TYPE integer;"
+                + " COMMIT");
+        BlogSchema.install(db, BLOG);   // the changelog again: the triggers are rebuilt from the catalog
+        try (var c = db.dataSource().getConnection()) {
+            assertThat(CatalogCheck.differences(c, BLOG, List.of())).isEmpty();
+        }
+    }
 }

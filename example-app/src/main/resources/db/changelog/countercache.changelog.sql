@@ -245,9 +245,24 @@ CREATE TABLE countercache.limit_usage (
 ) WITH (fillfactor = 70);
 $upgrade$);
 SELECT countercache.upgrade(2, $upgrade$
--- Version 2: trigger functions are generated in the database from the catalog (install_triggers), and the schema's
--- version is a number (installed_version, schema_digest) where version 1 had a digest named schema_version.
+-- Version 2: trigger functions are generated in the database from the catalog (install_triggers); a counter is
+-- defined by its catalog row (define_counter(jsonb), counter_problems(counter)), which now records the column's
+-- declared type; and the schema's version is a number (installed_version, schema_digest) where version 1 had a digest
+-- named schema_version.
+ALTER TABLE countercache.counter ADD COLUMN column_type text;
+UPDATE countercache.counter k
+   SET column_type = coalesce((SELECT pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a
+                                WHERE a.attrelid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(
+                                          pg_catalog.format('%I.%I', k.target_schema, k.target_table))
+                                  AND a.attname OPERATOR(pg_catalog.=) k.target_column AND NOT a.attisdropped),
+                              'bigint');
+ALTER TABLE countercache.counter ALTER COLUMN column_type SET NOT NULL;
 DROP FUNCTION IF EXISTS countercache.schema_version();
+DROP FUNCTION IF EXISTS countercache.define_counter(integer, text, text, name, name, name, text, name, text, name, name,
+                                                    name, text, name, text, integer, text, name, name, name, text,
+                                                    name, integer);
+DROP FUNCTION IF EXISTS countercache.counter_problems(text, name, name, name, text, name, text, name, name, name, text,
+                                                      name, text, integer, name, name, name, text, name, integer);
 $upgrade$);
 
 -- The catalog: a counter's definition, checked and recorded (define_counter), and forgotten (forget, prune,
@@ -359,70 +374,50 @@ $fn$;
 
 
 -- Checks a counter against the database, records it in the catalog and adds the counter column when it is missing.
--- Returns true when the counter is new or its definition changed; a recount of it is then requested (see
--- request_recount): the changelog runs it after the triggers are in place, in batches that writers never wait for.
-CREATE OR REPLACE FUNCTION countercache.define_counter(
-    id integer, name text, declared_by text,
-    target_schema name, target_table name, target_key name, key_type text, target_column name, column_type text,
-    source_schema name, source_table name, source_fk name, condition text, sum_column name,
-    strategy text, slots integer, definition_hash text,
-    via_schema name DEFAULT NULL, via_table name DEFAULT NULL, via_key name DEFAULT NULL,
-    via_key_type text DEFAULT NULL, via_fk name DEFAULT NULL, scale integer DEFAULT 0)
+-- The definition is the counter's catalog row as JSON (every column but changelog and defined_at), so a new attribute
+-- of a counter is a column of the catalog and nothing here. Returns true when the counter is new or its definition
+-- changed; a recount of it is then requested (see request_recount): the changelog runs it after the triggers are in
+-- place, in batches that writers never wait for.
+CREATE OR REPLACE FUNCTION countercache.define_counter(definition jsonb)
 RETURNS boolean
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    t regtype;
-    old_hash text;
+    c countercache.counter := jsonb_populate_record(NULL::countercache.counter, definition);
+    old countercache.counter;
     first record;
     guard text := coalesce(current_setting('countercache.ddl_guard', true), '');
 BEGIN
-    SELECT * INTO first FROM countercache.counter_problems(declared_by, target_schema, target_table, target_key,
-        key_type, target_column, column_type, source_schema, source_table, source_fk, condition, sum_column, strategy,
-        slots, via_schema, via_table, via_key, via_key_type, via_fk, scale) LIMIT 1;
+    SELECT * INTO first FROM countercache.counter_problems(c) LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION '%', first.problem USING HINT = first.fix, ERRCODE = 'invalid_parameter_value';
     END IF;
     -- the counter's own column is not a schema change the DDL guard should stop
     PERFORM set_config('countercache.ddl_guard', 'off', true);
-    t := countercache.column_type(target_schema, target_table, target_column);
-    IF t IS NULL THEN
+    IF countercache.column_type(c.target_schema, c.target_table, c.target_column) IS NULL THEN
         EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I %s NOT NULL DEFAULT 0',
-            target_schema, target_table, target_column, column_type);   -- column_type: checked above
+            c.target_schema, c.target_table, c.target_column, c.column_type);   -- column_type: checked above
     ELSIF NOT EXISTS (SELECT 1 FROM pg_attrdef ad JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
-                       WHERE a.attrelid = to_regclass(format('%I.%I', target_schema, target_table))
-                         AND a.attname = target_column) THEN
+                       WHERE a.attrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
+                         AND a.attname = c.target_column) THEN
         -- Hibernate never inserts the counter column, so new rows must start from a default.
-        EXECUTE format('ALTER TABLE %I.%I ALTER COLUMN %I SET DEFAULT 0', target_schema, target_table, target_column);
+        EXECUTE format('ALTER TABLE %I.%I ALTER COLUMN %I SET DEFAULT 0', c.target_schema, c.target_table, c.target_column);
     END IF;
     PERFORM set_config('countercache.ddl_guard', guard, true);
 
-    SELECT k.definition_hash INTO old_hash FROM countercache.counter k WHERE k.id = define_counter.id;
-    IF old_hash IS NOT DISTINCT FROM definition_hash THEN
+    SELECT * INTO old FROM countercache.counter k WHERE k.id = c.id;
+    IF old.definition_hash IS NOT DISTINCT FROM c.definition_hash THEN
         RETURN false;
     END IF;
-    INSERT INTO countercache.counter AS k (id, name, declared_by, target_schema, target_table, target_key, key_type,
-                                          target_column, source_schema, source_table, source_fk, condition,
-                                          sum_column, strategy, slots, definition_hash,
-                                          via_schema, via_table, via_key, via_key_type, via_fk, scale)
-    VALUES (id, name, declared_by, target_schema, target_table, target_key, key_type,
-            target_column, source_schema, source_table, source_fk, condition, sum_column, strategy, slots,
-            definition_hash, via_schema, via_table, via_key, via_key_type, via_fk, scale)
-    ON CONFLICT ON CONSTRAINT counter_pkey DO UPDATE
-       SET name = excluded.name, declared_by = excluded.declared_by,
-           target_schema = excluded.target_schema, target_table = excluded.target_table,
-           target_key = excluded.target_key, key_type = excluded.key_type, target_column = excluded.target_column,
-           source_schema = excluded.source_schema, source_table = excluded.source_table,
-           source_fk = excluded.source_fk, condition = excluded.condition, sum_column = excluded.sum_column,
-           strategy = excluded.strategy, slots = excluded.slots, definition_hash = excluded.definition_hash,
-           via_schema = excluded.via_schema, via_table = excluded.via_table, via_key = excluded.via_key,
-           via_key_type = excluded.via_key_type, via_fk = excluded.via_fk, scale = excluded.scale, defined_at = now();
-    PERFORM countercache.request_recount(define_counter.id);
+    c.changelog := coalesce(old.changelog, '');
+    c.defined_at := now();
+    DELETE FROM countercache.counter k WHERE k.id = c.id;
+    INSERT INTO countercache.counter SELECT (c).*;
+    PERFORM countercache.request_recount(c.id);
     RETURN true;
 END
 $fn$;
-
 
 -- Forgets these counters: their catalog rows, queued (both queues), slotted, dead-lettered and orphaned deltas, and
 -- recounts, and rebuilds the triggers of the tables they read and wrote from the counters that remain. Their columns
@@ -1157,22 +1152,36 @@ $fn$;
 -- Checks: every problem of a counter's declaration against the database, each with its fix, and the DDL guard that
 -- refuses a schema change that would break an installed counter.
 
--- Every problem of a counter's declaration against the database as it is now ("@CounterCache on Entity.field: ..."),
--- each with its fix, in the order the checks meet them (a check that needs a missing table is skipped); no rows when
--- the counter can be installed. define_counter raises the first; report_problems raises all of a changelog's at
+-- Every problem of a counter's definition (a catalog row, installed or not) against the database as it is now
+-- ("@CounterCache on Entity.field: ..."), each with its fix, in the order the checks meet them (a check that needs a
+-- missing table is skipped); no rows when the counter can be installed. define_counter raises the first; report_problems raises all of a changelog's at
 -- once, before any counter is installed; the DDL guard raises those a schema change would cause.
-CREATE OR REPLACE FUNCTION countercache.counter_problems(
-    declared_by text,
-    target_schema name, target_table name, target_key name, key_type text, target_column name, column_type text,
-    source_schema name, source_table name, source_fk name, condition text, sum_column name,
-    strategy text, slots integer,
-    via_schema name DEFAULT NULL, via_table name DEFAULT NULL, via_key name DEFAULT NULL,
-    via_key_type text DEFAULT NULL, via_fk name DEFAULT NULL, scale integer DEFAULT 0)
+CREATE OR REPLACE FUNCTION countercache.counter_problems(c countercache.counter)
 RETURNS TABLE (problem text, fix text)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
+    declared_by text := c.declared_by;
+    target_schema name := c.target_schema;
+    target_table name := c.target_table;
+    target_key name := c.target_key;
+    key_type text := c.key_type;
+    target_column name := c.target_column;
+    column_type text := c.column_type;
+    source_schema name := c.source_schema;
+    source_table name := c.source_table;
+    source_fk name := c.source_fk;
+    condition text := c.condition;
+    sum_column name := c.sum_column;
+    strategy text := c.strategy;
+    slots integer := c.slots;
+    via_schema name := c.via_schema;
+    via_table name := c.via_table;
+    via_key name := c.via_key;
+    via_key_type text := c.via_key_type;
+    via_fk name := c.via_fk;
+    scale integer := c.scale;
     d constant text := '@CounterCache on ' || declared_by;
     t regtype;
     probe refcursor;
@@ -1351,7 +1360,7 @@ $fn$;
 -- leaves any; the CLI's status lists them.
 CREATE OR REPLACE FUNCTION countercache.installed_problems(tables text[] DEFAULT NULL)
 RETURNS TABLE (counter text, problem text, fix text)
-LANGUAGE sql
+LANGUAGE sql SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     WITH k AS (
@@ -1364,15 +1373,8 @@ AS $fn$
                                OR to_regclass(format('%I.%I', r.s, r.t)) IS NULL))
     ), found AS (
         SELECT k.name, p.problem, p.fix
-          FROM k CROSS JOIN LATERAL countercache.counter_problems(k.declared_by,
-               k.target_schema, k.target_table, k.target_key, k.key_type, k.target_column,
-               CASE WHEN k.scale > 0 THEN format('numeric(38,%s)', k.scale) ELSE 'bigint' END,
-               k.source_schema, k.source_table, k.source_fk, k.condition, k.sum_column, k.strategy, k.slots,
-               k.via_schema, k.via_table, k.via_key,
-               CASE WHEN k.via_table IS NOT NULL
-                    THEN coalesce(k.via_key_type, countercache.column_type(k.via_schema, k.via_table, k.via_key)::text)
-               END,
-               k.via_fk, k.scale) p
+          FROM k CROSS JOIN LATERAL countercache.counter_problems(
+                   (SELECT c FROM countercache.counter c WHERE c.id = k.id)) p
         UNION ALL
         SELECT k.name, format('@CounterCache on %s: counter column %I.%I.%I is missing', k.declared_by,
                k.target_schema, k.target_table, k.target_column), 'give the counter column back its name (or the field the column''s name)'
@@ -2256,41 +2258,116 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'b63d21b4f57bcc46' $fn$;
+AS $fn$ SELECT '5e8bf08903fa9187' $fn$;
 -- rollback DO $rollback$ BEGIN IF NOT countercache.in_use() THEN DROP SCHEMA countercache CASCADE; END IF; END $rollback$;
 
 -- changeset countercache:countercache-check runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: check every counter against the database, all problems at once
 SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.array_agg(p.fix))
   FROM (
-    SELECT * FROM countercache.counter_problems(declared_by => 'Blog.totalComments',
-        target_schema => 'public', target_table => 'blog', target_key => 'id', key_type => 'bigint',
-        target_column => 'total_comments', column_type => 'bigint',
-        source_schema => 'public', source_table => 'blog_comment', source_fk => 'article_id',
-        condition => NULL, sum_column => NULL,
-        strategy => 'queue', slots => 0,
-        via_schema => 'public', via_table => 'blog_article', via_key => 'id', via_key_type => 'bigint', via_fk => 'blog_id')
+    SELECT * FROM countercache.counter_problems(pg_catalog.jsonb_populate_record(NULL::countercache.counter, '{
+            "id": 1918426832,
+            "name": "public.blog.total_comments",
+            "declared_by": "Blog.totalComments",
+            "target_schema": "public",
+            "target_table": "blog",
+            "target_key": "id",
+            "key_type": "bigint",
+            "target_column": "total_comments",
+            "column_type": "bigint",
+            "source_schema": "public",
+            "source_table": "blog_comment",
+            "source_fk": "article_id",
+            "condition": null,
+            "sum_column": null,
+            "scale": 0,
+            "strategy": "queue",
+            "slots": 0,
+            "via_schema": "public",
+            "via_table": "blog_article",
+            "via_key": "id",
+            "via_key_type": "bigint",
+            "via_fk": "blog_id",
+            "definition_hash": "9f3ca17657aaff2ffa56b2a1"
+        }'))
     UNION ALL
-    SELECT * FROM countercache.counter_problems(declared_by => 'Article.totalComments',
-        target_schema => 'public', target_table => 'blog_article', target_key => 'id', key_type => 'bigint',
-        target_column => 'total_comments', column_type => 'bigint',
-        source_schema => 'public', source_table => 'blog_comment', source_fk => 'article_id',
-        condition => NULL, sum_column => NULL,
-        strategy => 'queue', slots => 0)
+    SELECT * FROM countercache.counter_problems(pg_catalog.jsonb_populate_record(NULL::countercache.counter, '{
+            "id": 347335187,
+            "name": "public.blog_article.total_comments",
+            "declared_by": "Article.totalComments",
+            "target_schema": "public",
+            "target_table": "blog_article",
+            "target_key": "id",
+            "key_type": "bigint",
+            "target_column": "total_comments",
+            "column_type": "bigint",
+            "source_schema": "public",
+            "source_table": "blog_comment",
+            "source_fk": "article_id",
+            "condition": null,
+            "sum_column": null,
+            "scale": 0,
+            "strategy": "queue",
+            "slots": 0,
+            "via_schema": null,
+            "via_table": null,
+            "via_key": null,
+            "via_key_type": null,
+            "via_fk": null,
+            "definition_hash": "b1145ba5c3998fdf7b45e1ec"
+        }'))
     UNION ALL
-    SELECT * FROM countercache.counter_problems(declared_by => 'Article.totalPublicComments',
-        target_schema => 'public', target_table => 'blog_article', target_key => 'id', key_type => 'bigint',
-        target_column => 'total_public_comments', column_type => 'bigint',
-        source_schema => 'public', source_table => 'blog_comment', source_fk => 'article_id',
-        condition => 'publish_status = ''public''', sum_column => NULL,
-        strategy => 'queue', slots => 0)
+    SELECT * FROM countercache.counter_problems(pg_catalog.jsonb_populate_record(NULL::countercache.counter, '{
+            "id": 1324712807,
+            "name": "public.blog_article.total_public_comments",
+            "declared_by": "Article.totalPublicComments",
+            "target_schema": "public",
+            "target_table": "blog_article",
+            "target_key": "id",
+            "key_type": "bigint",
+            "target_column": "total_public_comments",
+            "column_type": "bigint",
+            "source_schema": "public",
+            "source_table": "blog_comment",
+            "source_fk": "article_id",
+            "condition": "publish_status = ''public''",
+            "sum_column": null,
+            "scale": 0,
+            "strategy": "queue",
+            "slots": 0,
+            "via_schema": null,
+            "via_table": null,
+            "via_key": null,
+            "via_key_type": null,
+            "via_fk": null,
+            "definition_hash": "00df31d6fcff75166bac9d98"
+        }'))
     UNION ALL
-    SELECT * FROM countercache.counter_problems(declared_by => 'User.totalPublicComments',
-        target_schema => 'public', target_table => 'blog_user', target_key => 'id', key_type => 'bigint',
-        target_column => 'total_public_comments', column_type => 'bigint',
-        source_schema => 'public', source_table => 'blog_comment', source_fk => 'creator_id',
-        condition => 'publish_status = ''public''', sum_column => NULL,
-        strategy => 'queue', slots => 0)
+    SELECT * FROM countercache.counter_problems(pg_catalog.jsonb_populate_record(NULL::countercache.counter, '{
+            "id": 1854263637,
+            "name": "public.blog_user.total_public_comments",
+            "declared_by": "User.totalPublicComments",
+            "target_schema": "public",
+            "target_table": "blog_user",
+            "target_key": "id",
+            "key_type": "bigint",
+            "target_column": "total_public_comments",
+            "column_type": "bigint",
+            "source_schema": "public",
+            "source_table": "blog_comment",
+            "source_fk": "creator_id",
+            "condition": "publish_status = ''public''",
+            "sum_column": null,
+            "scale": 0,
+            "strategy": "queue",
+            "slots": 0,
+            "via_schema": null,
+            "via_table": null,
+            "via_key": null,
+            "via_key_type": null,
+            "via_fk": null,
+            "definition_hash": "8b1cd055cdfc30d225e4664b"
+        }'))
   ) p;
 -- rollback empty
 
@@ -2301,42 +2378,109 @@ SELECT countercache.fail('Blog.totalComments, Article.totalComments, Article.tot
  WHERE pg_catalog.to_regclass('"public"."blog_comment"') IS NULL;
 LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
 
-SELECT countercache.define_counter(
-    id => 1918426832, name => 'public.blog.total_comments', declared_by => 'Blog.totalComments',
-    target_schema => 'public', target_table => 'blog', target_key => 'id', key_type => 'bigint',
-    target_column => 'total_comments', column_type => 'bigint',
-    source_schema => 'public', source_table => 'blog_comment', source_fk => 'article_id',
-    condition => NULL, sum_column => NULL,
-    strategy => 'queue', slots => 0,
-    via_schema => 'public', via_table => 'blog_article', via_key => 'id', via_key_type => 'bigint', via_fk => 'blog_id',
-    definition_hash => '9f3ca17657aaff2ffa56b2a1');
+SELECT countercache.define_counter('{
+    "id": 1918426832,
+    "name": "public.blog.total_comments",
+    "declared_by": "Blog.totalComments",
+    "target_schema": "public",
+    "target_table": "blog",
+    "target_key": "id",
+    "key_type": "bigint",
+    "target_column": "total_comments",
+    "column_type": "bigint",
+    "source_schema": "public",
+    "source_table": "blog_comment",
+    "source_fk": "article_id",
+    "condition": null,
+    "sum_column": null,
+    "scale": 0,
+    "strategy": "queue",
+    "slots": 0,
+    "via_schema": "public",
+    "via_table": "blog_article",
+    "via_key": "id",
+    "via_key_type": "bigint",
+    "via_fk": "blog_id",
+    "definition_hash": "9f3ca17657aaff2ffa56b2a1"
+}');
 
-SELECT countercache.define_counter(
-    id => 347335187, name => 'public.blog_article.total_comments', declared_by => 'Article.totalComments',
-    target_schema => 'public', target_table => 'blog_article', target_key => 'id', key_type => 'bigint',
-    target_column => 'total_comments', column_type => 'bigint',
-    source_schema => 'public', source_table => 'blog_comment', source_fk => 'article_id',
-    condition => NULL, sum_column => NULL,
-    strategy => 'queue', slots => 0,
-    definition_hash => 'b1145ba5c3998fdf7b45e1ec');
+SELECT countercache.define_counter('{
+    "id": 347335187,
+    "name": "public.blog_article.total_comments",
+    "declared_by": "Article.totalComments",
+    "target_schema": "public",
+    "target_table": "blog_article",
+    "target_key": "id",
+    "key_type": "bigint",
+    "target_column": "total_comments",
+    "column_type": "bigint",
+    "source_schema": "public",
+    "source_table": "blog_comment",
+    "source_fk": "article_id",
+    "condition": null,
+    "sum_column": null,
+    "scale": 0,
+    "strategy": "queue",
+    "slots": 0,
+    "via_schema": null,
+    "via_table": null,
+    "via_key": null,
+    "via_key_type": null,
+    "via_fk": null,
+    "definition_hash": "b1145ba5c3998fdf7b45e1ec"
+}');
 
-SELECT countercache.define_counter(
-    id => 1324712807, name => 'public.blog_article.total_public_comments', declared_by => 'Article.totalPublicComments',
-    target_schema => 'public', target_table => 'blog_article', target_key => 'id', key_type => 'bigint',
-    target_column => 'total_public_comments', column_type => 'bigint',
-    source_schema => 'public', source_table => 'blog_comment', source_fk => 'article_id',
-    condition => 'publish_status = ''public''', sum_column => NULL,
-    strategy => 'queue', slots => 0,
-    definition_hash => '00df31d6fcff75166bac9d98');
+SELECT countercache.define_counter('{
+    "id": 1324712807,
+    "name": "public.blog_article.total_public_comments",
+    "declared_by": "Article.totalPublicComments",
+    "target_schema": "public",
+    "target_table": "blog_article",
+    "target_key": "id",
+    "key_type": "bigint",
+    "target_column": "total_public_comments",
+    "column_type": "bigint",
+    "source_schema": "public",
+    "source_table": "blog_comment",
+    "source_fk": "article_id",
+    "condition": "publish_status = ''public''",
+    "sum_column": null,
+    "scale": 0,
+    "strategy": "queue",
+    "slots": 0,
+    "via_schema": null,
+    "via_table": null,
+    "via_key": null,
+    "via_key_type": null,
+    "via_fk": null,
+    "definition_hash": "00df31d6fcff75166bac9d98"
+}');
 
-SELECT countercache.define_counter(
-    id => 1854263637, name => 'public.blog_user.total_public_comments', declared_by => 'User.totalPublicComments',
-    target_schema => 'public', target_table => 'blog_user', target_key => 'id', key_type => 'bigint',
-    target_column => 'total_public_comments', column_type => 'bigint',
-    source_schema => 'public', source_table => 'blog_comment', source_fk => 'creator_id',
-    condition => 'publish_status = ''public''', sum_column => NULL,
-    strategy => 'queue', slots => 0,
-    definition_hash => '8b1cd055cdfc30d225e4664b');
+SELECT countercache.define_counter('{
+    "id": 1854263637,
+    "name": "public.blog_user.total_public_comments",
+    "declared_by": "User.totalPublicComments",
+    "target_schema": "public",
+    "target_table": "blog_user",
+    "target_key": "id",
+    "key_type": "bigint",
+    "target_column": "total_public_comments",
+    "column_type": "bigint",
+    "source_schema": "public",
+    "source_table": "blog_comment",
+    "source_fk": "creator_id",
+    "condition": "publish_status = ''public''",
+    "sum_column": null,
+    "scale": 0,
+    "strategy": "queue",
+    "slots": 0,
+    "via_schema": null,
+    "via_table": null,
+    "via_key": null,
+    "via_key_type": null,
+    "via_fk": null,
+    "definition_hash": "8b1cd055cdfc30d225e4664b"
+}');
 
 SELECT countercache.install_triggers('public', 'blog_comment');
 -- rollback SELECT countercache.uninstall('capture', 'public', 'blog_comment', ARRAY[1918426832, 347335187, 1324712807, 1854263637]::integer[]);

@@ -256,25 +256,27 @@ public final class InstallSql {
     }
 
     private static String defineCall(CounterDefinition c) {
-        return "SELECT countercache.define_counter(\n"
-                + "    id => " + c.id() + ", name => " + literal(c.name()) + ", " + arguments(c)
-                + ",\n    definition_hash => " + literal(c.definitionHash()) + ");\n";
+        return "SELECT countercache.define_counter(" + literal(definition(c)) + ");\n";
     }
 
-    /** The arguments define_counter and counter_problems share, from declared_by on. */
-    private static String arguments(CounterDefinition c) {
-        return "declared_by => " + literal(c.declaredBy()) + ",\n"
-                + "    target_schema => " + literal(c.target().schema()) + ", target_table => " + literal(c.target().table())
-                + ", target_key => " + literal(c.targetKey()) + ", key_type => " + literal(c.keyType().sqlName()) + ",\n"
-                + "    target_column => " + literal(c.column()) + ", column_type => " + literal(c.columnType()) + ",\n"
-                + "    source_schema => " + literal(c.source().schema()) + ", source_table => " + literal(c.source().table())
-                + ", source_fk => " + literal(c.sourceFk()) + ",\n"
-                + "    condition => " + literal(c.condition()) + ", sum_column => " + literal(c.sumColumn()) + ",\n"
-                + "    strategy => " + literal(c.strategy().sqlName()) + ", slots => " + c.slots()
-                + (c.via() == null ? "" : ",\n    via_schema => " + literal(c.via().table().schema()) + ", via_table => "
-                        + literal(c.via().table().table()) + ", via_key => " + literal(c.via().key()) + ", via_key_type => "
-                        + literal(c.via().keyType().sqlName()) + ", via_fk => " + literal(c.via().fk()))
-                + (c.scale() == 0 ? "" : ",\n    scale => " + c.scale());
+    /** A counter's catalog row as a JSON object, one column a line: what define_counter and counter_problems read. */
+    static String definition(CounterDefinition c) {
+        return c.catalogRow().entrySet().stream()
+                .map(e -> "    " + json(e.getKey()) + ": " + (e.getValue() instanceof String v ? json(v) : String.valueOf(e.getValue())))
+                .collect(Collectors.joining(",\n", "{\n", "\n}"));
+    }
+
+    /** A JSON string. */
+    private static String json(String s) {
+        StringBuilder out = new StringBuilder("\"");
+        for (char ch : s.toCharArray()) {
+            switch (ch) {
+                case '"' -> out.append("\\\"");
+                case '\\' -> out.append("\\\\");
+                default -> out.append(ch < 0x20 ? String.format("\\u%04x", (int) ch) : String.valueOf(ch));
+            }
+        }
+        return out.append('"').toString();
     }
 
     /**
@@ -284,7 +286,8 @@ public final class InstallSql {
     private static String checkSql(List<CounterDefinition> counters) {
         return "SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.array_agg(p.fix))\n"
                 + "  FROM (\n" + counters.stream().sorted(Comparator.comparing(CounterDefinition::name))
-                .map(c -> "    SELECT * FROM countercache.counter_problems(" + arguments(c).replace("\n    ", "\n        ") + ")")
+                .map(c -> "    SELECT * FROM countercache.counter_problems(pg_catalog.jsonb_populate_record(NULL::countercache.counter, "
+                        + literal(definition(c)).replace("\n", "\n        ") + "))")
                 .collect(Collectors.joining("\n    UNION ALL\n")) + "\n  ) p;\n";
     }
 }

@@ -7,6 +7,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -120,6 +122,39 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
     public CounterDefinition withStrategy(Strategy strategy, int slots) {
         return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
                 condition, sumColumn, strategy, slots, via);
+    }
+
+    /**
+     * The counter as its row of the catalog ({@code countercache.counter}), column by column, for
+     * {@code countercache.define_counter}: a new attribute of a counter is a field here, a column of the catalog (an
+     * upgrade script) and its use in the SQL subsystem it changes.
+     */
+    public Map<String, Object> catalogRow() {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("id", id());
+        row.put("name", name());
+        row.put("declared_by", declaredBy);
+        row.put("target_schema", target.schema());
+        row.put("target_table", target.table());
+        row.put("target_key", targetKey);
+        row.put("key_type", keyType.sqlName());
+        row.put("target_column", column);
+        row.put("column_type", columnType);
+        row.put("source_schema", source.schema());
+        row.put("source_table", source.table());
+        row.put("source_fk", sourceFk);
+        row.put("condition", condition);
+        row.put("sum_column", sumColumn);
+        row.put("scale", scale());
+        row.put("strategy", strategy.sqlName());
+        row.put("slots", slots);
+        row.put("via_schema", via == null ? null : via.table().schema());
+        row.put("via_table", via == null ? null : via.table().table());
+        row.put("via_key", via == null ? null : via.key());
+        row.put("via_key_type", via == null ? null : via.keyType().sqlName());
+        row.put("via_fk", via == null ? null : via.fk());
+        row.put("definition_hash", definitionHash());
+        return row;
     }
 
     /** The counter's unique name: the qualified counter column, {@code public.blog_article.total_comments}. */

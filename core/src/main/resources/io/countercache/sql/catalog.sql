@@ -107,70 +107,50 @@ $fn$;
 
 
 -- Checks a counter against the database, records it in the catalog and adds the counter column when it is missing.
--- Returns true when the counter is new or its definition changed; a recount of it is then requested (see
--- request_recount): the changelog runs it after the triggers are in place, in batches that writers never wait for.
-CREATE OR REPLACE FUNCTION countercache.define_counter(
-    id integer, name text, declared_by text,
-    target_schema name, target_table name, target_key name, key_type text, target_column name, column_type text,
-    source_schema name, source_table name, source_fk name, condition text, sum_column name,
-    strategy text, slots integer, definition_hash text,
-    via_schema name DEFAULT NULL, via_table name DEFAULT NULL, via_key name DEFAULT NULL,
-    via_key_type text DEFAULT NULL, via_fk name DEFAULT NULL, scale integer DEFAULT 0)
+-- The definition is the counter's catalog row as JSON (every column but changelog and defined_at), so a new attribute
+-- of a counter is a column of the catalog and nothing here. Returns true when the counter is new or its definition
+-- changed; a recount of it is then requested (see request_recount): the changelog runs it after the triggers are in
+-- place, in batches that writers never wait for.
+CREATE OR REPLACE FUNCTION countercache.define_counter(definition jsonb)
 RETURNS boolean
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
-    t regtype;
-    old_hash text;
+    c countercache.counter := jsonb_populate_record(NULL::countercache.counter, definition);
+    old countercache.counter;
     first record;
     guard text := coalesce(current_setting('countercache.ddl_guard', true), '');
 BEGIN
-    SELECT * INTO first FROM countercache.counter_problems(declared_by, target_schema, target_table, target_key,
-        key_type, target_column, column_type, source_schema, source_table, source_fk, condition, sum_column, strategy,
-        slots, via_schema, via_table, via_key, via_key_type, via_fk, scale) LIMIT 1;
+    SELECT * INTO first FROM countercache.counter_problems(c) LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION '%', first.problem USING HINT = first.fix, ERRCODE = 'invalid_parameter_value';
     END IF;
     -- the counter's own column is not a schema change the DDL guard should stop
     PERFORM set_config('countercache.ddl_guard', 'off', true);
-    t := countercache.column_type(target_schema, target_table, target_column);
-    IF t IS NULL THEN
+    IF countercache.column_type(c.target_schema, c.target_table, c.target_column) IS NULL THEN
         EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I %s NOT NULL DEFAULT 0',
-            target_schema, target_table, target_column, column_type);   -- column_type: checked above
+            c.target_schema, c.target_table, c.target_column, c.column_type);   -- column_type: checked above
     ELSIF NOT EXISTS (SELECT 1 FROM pg_attrdef ad JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
-                       WHERE a.attrelid = to_regclass(format('%I.%I', target_schema, target_table))
-                         AND a.attname = target_column) THEN
+                       WHERE a.attrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
+                         AND a.attname = c.target_column) THEN
         -- Hibernate never inserts the counter column, so new rows must start from a default.
-        EXECUTE format('ALTER TABLE %I.%I ALTER COLUMN %I SET DEFAULT 0', target_schema, target_table, target_column);
+        EXECUTE format('ALTER TABLE %I.%I ALTER COLUMN %I SET DEFAULT 0', c.target_schema, c.target_table, c.target_column);
     END IF;
     PERFORM set_config('countercache.ddl_guard', guard, true);
 
-    SELECT k.definition_hash INTO old_hash FROM countercache.counter k WHERE k.id = define_counter.id;
-    IF old_hash IS NOT DISTINCT FROM definition_hash THEN
+    SELECT * INTO old FROM countercache.counter k WHERE k.id = c.id;
+    IF old.definition_hash IS NOT DISTINCT FROM c.definition_hash THEN
         RETURN false;
     END IF;
-    INSERT INTO countercache.counter AS k (id, name, declared_by, target_schema, target_table, target_key, key_type,
-                                          target_column, source_schema, source_table, source_fk, condition,
-                                          sum_column, strategy, slots, definition_hash,
-                                          via_schema, via_table, via_key, via_key_type, via_fk, scale)
-    VALUES (id, name, declared_by, target_schema, target_table, target_key, key_type,
-            target_column, source_schema, source_table, source_fk, condition, sum_column, strategy, slots,
-            definition_hash, via_schema, via_table, via_key, via_key_type, via_fk, scale)
-    ON CONFLICT ON CONSTRAINT counter_pkey DO UPDATE
-       SET name = excluded.name, declared_by = excluded.declared_by,
-           target_schema = excluded.target_schema, target_table = excluded.target_table,
-           target_key = excluded.target_key, key_type = excluded.key_type, target_column = excluded.target_column,
-           source_schema = excluded.source_schema, source_table = excluded.source_table,
-           source_fk = excluded.source_fk, condition = excluded.condition, sum_column = excluded.sum_column,
-           strategy = excluded.strategy, slots = excluded.slots, definition_hash = excluded.definition_hash,
-           via_schema = excluded.via_schema, via_table = excluded.via_table, via_key = excluded.via_key,
-           via_key_type = excluded.via_key_type, via_fk = excluded.via_fk, scale = excluded.scale, defined_at = now();
-    PERFORM countercache.request_recount(define_counter.id);
+    c.changelog := coalesce(old.changelog, '');
+    c.defined_at := now();
+    DELETE FROM countercache.counter k WHERE k.id = c.id;
+    INSERT INTO countercache.counter SELECT (c).*;
+    PERFORM countercache.request_recount(c.id);
     RETURN true;
 END
 $fn$;
-
 
 -- Forgets these counters: their catalog rows, queued (both queues), slotted, dead-lettered and orphaned deltas, and
 -- recounts, and rebuilds the triggers of the tables they read and wrote from the counters that remain. Their columns

@@ -1,22 +1,36 @@
 -- Checks: every problem of a counter's declaration against the database, each with its fix, and the DDL guard that
 -- refuses a schema change that would break an installed counter.
 
--- Every problem of a counter's declaration against the database as it is now ("@CounterCache on Entity.field: ..."),
--- each with its fix, in the order the checks meet them (a check that needs a missing table is skipped); no rows when
--- the counter can be installed. define_counter raises the first; report_problems raises all of a changelog's at
+-- Every problem of a counter's definition (a catalog row, installed or not) against the database as it is now
+-- ("@CounterCache on Entity.field: ..."), each with its fix, in the order the checks meet them (a check that needs a
+-- missing table is skipped); no rows when the counter can be installed. define_counter raises the first; report_problems raises all of a changelog's at
 -- once, before any counter is installed; the DDL guard raises those a schema change would cause.
-CREATE OR REPLACE FUNCTION countercache.counter_problems(
-    declared_by text,
-    target_schema name, target_table name, target_key name, key_type text, target_column name, column_type text,
-    source_schema name, source_table name, source_fk name, condition text, sum_column name,
-    strategy text, slots integer,
-    via_schema name DEFAULT NULL, via_table name DEFAULT NULL, via_key name DEFAULT NULL,
-    via_key_type text DEFAULT NULL, via_fk name DEFAULT NULL, scale integer DEFAULT 0)
+CREATE OR REPLACE FUNCTION countercache.counter_problems(c countercache.counter)
 RETURNS TABLE (problem text, fix text)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
+    declared_by text := c.declared_by;
+    target_schema name := c.target_schema;
+    target_table name := c.target_table;
+    target_key name := c.target_key;
+    key_type text := c.key_type;
+    target_column name := c.target_column;
+    column_type text := c.column_type;
+    source_schema name := c.source_schema;
+    source_table name := c.source_table;
+    source_fk name := c.source_fk;
+    condition text := c.condition;
+    sum_column name := c.sum_column;
+    strategy text := c.strategy;
+    slots integer := c.slots;
+    via_schema name := c.via_schema;
+    via_table name := c.via_table;
+    via_key name := c.via_key;
+    via_key_type text := c.via_key_type;
+    via_fk name := c.via_fk;
+    scale integer := c.scale;
     d constant text := '@CounterCache on ' || declared_by;
     t regtype;
     probe refcursor;
@@ -195,7 +209,7 @@ $fn$;
 -- leaves any; the CLI's status lists them.
 CREATE OR REPLACE FUNCTION countercache.installed_problems(tables text[] DEFAULT NULL)
 RETURNS TABLE (counter text, problem text, fix text)
-LANGUAGE sql
+LANGUAGE sql SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     WITH k AS (
@@ -208,15 +222,8 @@ AS $fn$
                                OR to_regclass(format('%I.%I', r.s, r.t)) IS NULL))
     ), found AS (
         SELECT k.name, p.problem, p.fix
-          FROM k CROSS JOIN LATERAL countercache.counter_problems(k.declared_by,
-               k.target_schema, k.target_table, k.target_key, k.key_type, k.target_column,
-               CASE WHEN k.scale > 0 THEN format('numeric(38,%s)', k.scale) ELSE 'bigint' END,
-               k.source_schema, k.source_table, k.source_fk, k.condition, k.sum_column, k.strategy, k.slots,
-               k.via_schema, k.via_table, k.via_key,
-               CASE WHEN k.via_table IS NOT NULL
-                    THEN coalesce(k.via_key_type, countercache.column_type(k.via_schema, k.via_table, k.via_key)::text)
-               END,
-               k.via_fk, k.scale) p
+          FROM k CROSS JOIN LATERAL countercache.counter_problems(
+                   (SELECT c FROM countercache.counter c WHERE c.id = k.id)) p
         UNION ALL
         SELECT k.name, format('@CounterCache on %s: counter column %I.%I.%I is missing', k.declared_by,
                k.target_schema, k.target_table, k.target_column), 'give the counter column back its name (or the field the column''s name)'

@@ -42,15 +42,15 @@ class GoalsTest {
         goal(new GenerateMojo(), testClasses(), "io.countercache.maven.fixture.good").execute();
         String written = Files.readString(base.resolve("countercache.changelog.sql"));
         assertThat(written).contains("-- changeset countercache:countercache-source-public.reply")
-                .contains("declared_by => 'Post.replies'");
+                .contains("\"declared_by\": \"Post.replies\"");
         goal(new CheckMojo(), testClasses(), "io.countercache.maven.fixture.good").execute();
 
-        Files.writeString(base.resolve("countercache.changelog.sql"), written.replace("'Post.replies'", "'Post.old'"));
+        Files.writeString(base.resolve("countercache.changelog.sql"), written.replace("\"Post.replies\"", "\"Post.old\""));
         assertThatThrownBy(() -> goal(new CheckMojo(), testClasses(), "io.countercache.maven.fixture.good").execute())
                 .isInstanceOf(MojoFailureException.class)
                 .hasMessageContaining("mvn process-classes countercache:generate")
-                .hasMessageContaining("-    SELECT * FROM countercache.counter_problems(declared_by => 'Post.old',")
-                .hasMessageContaining("+    SELECT * FROM countercache.counter_problems(declared_by => 'Post.replies',");
+                .hasMessageContaining("-            \"declared_by\": \"Post.old\",")
+                .hasMessageContaining("+            \"declared_by\": \"Post.replies\",");
     }
 
     @Test
