@@ -67,7 +67,8 @@ BEGIN
                   ERRCODE = 'object_not_in_prerequisite_state';
     END IF;
     IF countercache.installed_version() = 0 AND to_regclass('countercache.counter') IS NOT NULL THEN
-        IF countercache.column_exists('countercache', 'counter', 'scale') THEN
+        -- the last column 0.1 added to its catalog
+        IF EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = 'countercache.counter'::regclass AND a.attname = 'scale') THEN
             INSERT INTO countercache.schema_version (version) VALUES (1);
         ELSE
             RAISE EXCEPTION 'countercache: the installed countercache schema predates version 1'
@@ -76,17 +77,6 @@ BEGIN
         END IF;
     END IF;
 END
-$fn$;
-
--- Whether a column exists (for begin_upgrades, which runs before the catalog's helpers exist).
-CREATE OR REPLACE FUNCTION countercache.column_exists(tbl_schema name, tbl name, col name)
-RETURNS boolean
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT EXISTS (SELECT FROM pg_attribute a
-                    WHERE a.attrelid = to_regclass(format('%I.%I', tbl_schema, tbl))
-                      AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped)
 $fn$;
 
 SELECT countercache.begin_upgrades(2);
@@ -1296,6 +1286,16 @@ BEGIN
 END
 $fn$;
 
+-- The problems of a counter's definition as define_counter takes it (its catalog row as JSON), before it is defined.
+CREATE OR REPLACE FUNCTION countercache.definition_problems(definition jsonb)
+RETURNS TABLE (problem text, fix text)
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT p.problem, p.fix
+      FROM countercache.counter_problems(jsonb_populate_record(NULL::countercache.counter, definition)) p
+$fn$;
+
 -- Problems and their fixes as the lines of one error message.
 CREATE OR REPLACE FUNCTION countercache.problem_list(problems text[], fixes text[])
 RETURNS text
@@ -2258,14 +2258,14 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '5e8bf08903fa9187' $fn$;
+AS $fn$ SELECT 'ccb114d70091cb93' $fn$;
 -- rollback DO $rollback$ BEGIN IF NOT countercache.in_use() THEN DROP SCHEMA countercache CASCADE; END IF; END $rollback$;
 
 -- changeset countercache:countercache-check runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: check every counter against the database, all problems at once
 SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.array_agg(p.fix))
   FROM (
-    SELECT * FROM countercache.counter_problems(pg_catalog.jsonb_populate_record(NULL::countercache.counter, '{
+    SELECT * FROM countercache.definition_problems('{
             "id": 53258456,
             "name": "public.topic.published_posts",
             "declared_by": "Topic.publishedPosts",
@@ -2289,7 +2289,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "via_key_type": null,
             "via_fk": null,
             "definition_hash": "2055b04c73844508f4a7e2be"
-        }'))
+        }')
   ) p;
 -- rollback empty
 

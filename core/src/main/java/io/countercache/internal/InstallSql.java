@@ -286,8 +286,8 @@ public final class InstallSql {
     private static String checkSql(List<CounterDefinition> counters) {
         return "SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.array_agg(p.fix))\n"
                 + "  FROM (\n" + counters.stream().sorted(Comparator.comparing(CounterDefinition::name))
-                .map(c -> "    SELECT * FROM countercache.counter_problems(pg_catalog.jsonb_populate_record(NULL::countercache.counter, "
-                        + literal(definition(c)).replace("\n", "\n        ") + "))")
+                .map(c -> "    SELECT * FROM countercache.definition_problems("
+                        + literal(definition(c)).replace("\n", "\n        ") + ")")
                 .collect(Collectors.joining("\n    UNION ALL\n")) + "\n  ) p;\n";
     }
 }

@@ -125,7 +125,7 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
     }
 
     /**
-     * The counter as its row of the catalog ({@code countercache.counter}), column by column, for
+     * The counter as its row of the catalog, column by column, for
      * {@code countercache.define_counter}: a new attribute of a counter is a field here, a column of the catalog (an
      * upgrade script) and its use in the SQL subsystem it changes.
      */

@@ -145,6 +145,16 @@ BEGIN
 END
 $fn$;
 
+-- The problems of a counter's definition as define_counter takes it (its catalog row as JSON), before it is defined.
+CREATE OR REPLACE FUNCTION countercache.definition_problems(definition jsonb)
+RETURNS TABLE (problem text, fix text)
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT p.problem, p.fix
+      FROM countercache.counter_problems(jsonb_populate_record(NULL::countercache.counter, definition)) p
+$fn$;
+
 -- Problems and their fixes as the lines of one error message.
 CREATE OR REPLACE FUNCTION countercache.problem_list(problems text[], fixes text[])
 RETURNS text

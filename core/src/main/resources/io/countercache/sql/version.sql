@@ -60,7 +60,8 @@ BEGIN
                   ERRCODE = 'object_not_in_prerequisite_state';
     END IF;
     IF countercache.installed_version() = 0 AND to_regclass('countercache.counter') IS NOT NULL THEN
-        IF countercache.column_exists('countercache', 'counter', 'scale') THEN
+        -- the last column 0.1 added to its catalog
+        IF EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = 'countercache.counter'::regclass AND a.attname = 'scale') THEN
             INSERT INTO countercache.schema_version (version) VALUES (1);
         ELSE
             RAISE EXCEPTION 'countercache: the installed countercache schema predates version 1'
@@ -69,15 +70,4 @@ BEGIN
         END IF;
     END IF;
 END
-$fn$;
-
--- Whether a column exists (for begin_upgrades, which runs before the catalog's helpers exist).
-CREATE OR REPLACE FUNCTION countercache.column_exists(tbl_schema name, tbl name, col name)
-RETURNS boolean
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT EXISTS (SELECT FROM pg_attribute a
-                    WHERE a.attrelid = to_regclass(format('%I.%I', tbl_schema, tbl))
-                      AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped)
 $fn$;
