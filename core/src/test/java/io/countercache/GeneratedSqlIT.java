@@ -100,6 +100,13 @@ class GeneratedSqlIT {
     }
 
     @Test
+    void noFunctionOfTheSchemaIsPublicAfterAFirstInstall() {
+        assertThat(db.queryRows("SELECT p.oid::regprocedure FROM pg_proc p"
+                + " WHERE p.pronamespace = 'countercache'::regnamespace AND has_function_privilege('public', p.oid, 'EXECUTE')"))
+                .isEmpty();
+    }
+
+    @Test
     void theSqlFunctionsDefaultBatchIsTheWorkers() {
         assertThat(db.queryLong("SELECT countercache.default_batch_size()")).isEqualTo(RollupWorker.DEFAULT_BATCH_SIZE);
     }

@@ -163,7 +163,8 @@ class RolesIT {
     @Test
     @Order(4)
     void theGuardScriptInstallsTheDdlGuardWhichChecksTheMigratorsMigrationsOnly() throws Exception {
-        db.execute("DROP EVENT TRIGGER countercache_ddl_guard; DROP EVENT TRIGGER countercache_drop_guard");
+        db.execute("DROP EVENT TRIGGER countercache_ddl_guard; DROP EVENT TRIGGER countercache_drop_guard;"
+                + " DROP EVENT TRIGGER countercache_trigger_guard");
         db.execute("ALTER TABLE blog_comment ADD COLUMN unguarded int; ALTER TABLE blog_comment DROP COLUMN unguarded");
         db.execute(script("guard"));
         assertThatThrownBy(() -> db.executeInTransaction("ALTER TABLE blog_comment RENAME COLUMN likes TO hearts"))

@@ -165,9 +165,9 @@ class SchemaChangesIT {
         db.execute("CREATE FUNCTION public.noop() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;"
                 + "BEGIN; SET LOCAL countercache.ddl_guard = off;"
                 + " ALTER TABLE blog_comment ENABLE REPLICA TRIGGER countercache_update;"
-                + " ALTER TABLE blog_comment ALTER COLUMN likes TYPE double precision; COMMIT;"
-                + "CREATE OR REPLACE TRIGGER countercache_delete AFTER DELETE ON blog_comment"
-                + " REFERENCING OLD TABLE AS countercache_old FOR EACH STATEMENT EXECUTE FUNCTION public.noop()");
+                + " ALTER TABLE blog_comment ALTER COLUMN likes TYPE double precision;"
+                + " CREATE OR REPLACE TRIGGER countercache_delete AFTER DELETE ON blog_comment"
+                + " REFERENCING OLD TABLE AS countercache_old FOR EACH STATEMENT EXECUTE FUNCTION public.noop(); COMMIT");
         try (var c = db.dataSource().getConnection()) {
             assertThat(CatalogCheck.differences(c, BLOG, List.of()))
                     .contains("@CounterCache on Article.totalComments: capture triggers of public.blog_comment:"

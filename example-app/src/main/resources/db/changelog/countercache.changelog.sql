@@ -238,7 +238,7 @@ SELECT countercache.upgrade(2, $upgrade$
 -- Version 2: trigger functions are generated in the database from the catalog (install_triggers); a counter is
 -- defined by its catalog row (define_counter(jsonb), counter_problems(counter)), which now records the column's
 -- declared type; and the schema's version is a number (installed_version, schema_digest) where version 1 had a digest
--- named schema_version.
+-- named schema_version; limit and recount locks are row locks, so limit_lock goes.
 ALTER TABLE countercache.counter ADD COLUMN column_type text;
 UPDATE countercache.counter k
    SET column_type = coalesce((SELECT pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a
@@ -253,6 +253,7 @@ DROP FUNCTION IF EXISTS countercache.define_counter(integer, text, text, name, n
                                                     name, integer);
 DROP FUNCTION IF EXISTS countercache.counter_problems(text, name, name, name, text, name, text, name, name, name, text,
                                                       name, text, integer, name, name, name, text, name, integer);
+DROP FUNCTION IF EXISTS countercache.limit_lock(text, text);
 $upgrade$);
 
 -- The catalog: a counter's definition, checked and recorded (define_counter), and forgotten (forget, prune,
@@ -525,6 +526,17 @@ AS $fn$
                 ELSE format('(coalesce(%s, 0) * %s)::bigint', value, (10::numeric ^ c.scale)::bigint) END
 $fn$;
 
+-- Whether a counter sums a bigint column: taking such a row back negates its value, and -(-2^63) is no bigint, so
+-- its contributions are numeric and a sum too large for one delta is queued in parts (see deltas_sql).
+CREATE OR REPLACE FUNCTION countercache.sums_bigint(c countercache.counter)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT c.sum_column IS NOT NULL
+           AND countercache.column_type(c.source_schema, c.source_table, c.sum_column) = 'bigint'::regtype
+$fn$;
+
 -- The contribution formula: a query of (k, d), one row per row of rows (a relation: a transition table, the source
 -- table, a subquery of it) that counts for counter c, with k the target key it counts for and d what it adds, times
 -- sign, in the counter's units. A row counts when its foreign key is set and the counter's condition holds (judged on
@@ -534,7 +546,7 @@ $fn$;
 CREATE OR REPLACE FUNCTION countercache.contributions_sql(c countercache.counter, rows text, sign integer,
                                                           target text DEFAULT NULL)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format('SELECT /* @CounterCache on %s */ %s AS k, s.d FROM (', regexp_replace(c.declared_by,
@@ -544,6 +556,7 @@ AS $fn$
         || format('SELECT %1$I.%2$I AS f, %3$s%4$s AS d FROM %5$s AS %1$I WHERE %1$I.%2$I IS NOT NULL AND (%6$s)',
                   c.source_table, c.source_fk, CASE WHEN sign < 0 THEN '-' ELSE '' END,
                   CASE WHEN c.sum_column IS NULL THEN '1'
+                       WHEN countercache.sums_bigint(c) THEN format('coalesce(%I.%I, 0)::numeric', c.source_table, c.sum_column)
                        ELSE countercache.units_sql(c, format('%I.%I', c.source_table, c.sum_column)) END,
                   rows, coalesce(c.condition, 'true'))
         || ') s'
@@ -557,7 +570,7 @@ $fn$;
 -- source table ('source', before a TRUNCATE), or the source rows under a middle row ('NEW', 'OLD').
 CREATE OR REPLACE FUNCTION countercache.side_sql(c countercache.counter, side text, sign integer)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT CASE side
@@ -571,15 +584,22 @@ $fn$;
 
 -- Each counter's contributions from the rows added and removed (either side NULL), summed per counter (c) and
 -- target (k), so that a bulk statement yields one change per target and an update that changes nothing relevant none.
+-- A sum of a bigint column (see sums_bigint) goes in parts of at most 2^62 each when it does not fit one delta.
 CREATE OR REPLACE FUNCTION countercache.deltas_sql(cs countercache.counter[], added text, removed text)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT E'SELECT c, k, sum(d) AS d FROM (\n            '
+    SELECT CASE WHEN bool_or(countercache.sums_bigint(c)) THEN 'SELECT p.c, p.k, q.d FROM (' ELSE '' END
+        || E'SELECT c, k, sum(d) AS d FROM (\n            '
         || string_agg(format('SELECT %s AS c, x.k, x.d FROM (%s) x', c.id, countercache.side_sql(c, s.side, s.sign)),
                       E'\n            UNION ALL\n            ' ORDER BY c.name, s.sign DESC)
         || E'\n        ) s GROUP BY c, k HAVING sum(d) <> 0'
+        || CASE WHEN bool_or(countercache.sums_bigint(c))
+                THEN E') p,\n            LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d'
+                     || E'\n                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n),'
+                     || ' generate_series(1, m.n) i) q'
+                ELSE '' END
       FROM unnest(cs) c, (VALUES (added, 1), (removed, -1)) AS s(side, sign)
      WHERE s.side IS NOT NULL
 $fn$;
@@ -605,7 +625,7 @@ $fn$;
 --     does.
 CREATE OR REPLACE FUNCTION countercache.capture_sql(cs countercache.counter[], added text, removed text)
 RETURNS text
-LANGUAGE plpgsql IMMUTABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
@@ -720,7 +740,7 @@ $fn$;
 -- can neither read, forge nor block it.
 CREATE OR REPLACE FUNCTION countercache.trigger_body(kind text, cs countercache.counter[])
 RETURNS text
-LANGUAGE plpgsql IMMUTABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
@@ -827,7 +847,8 @@ END
 $fn$;
 
 -- (Re)builds every trigger of the library on one table from the catalog, each kind the table has counters of, and
--- drops the kinds it no longer has. Under a lock that keeps the table's writers out until commit (milliseconds), so
+-- drops the kinds it no longer has. The triggers fire ALWAYS, so a session with session_replication_role = replica
+-- (a superuser's bulk load, a logical replication apply worker) is counted too: see docs/security.md. Under a lock that keeps the table's writers out until commit (milliseconds), so
 -- that each write is counted by either the old triggers or the new ones. Does nothing for a table that is missing.
 CREATE OR REPLACE FUNCTION countercache.install_triggers(tbl_schema name, tbl name)
 RETURNS void
@@ -841,11 +862,13 @@ DECLARE
     fn name;
     columns text[];
     s record;
+    guard text := coalesce(current_setting('countercache.ddl_guard', true), '');
 BEGIN
     IF to_regclass(qualified) IS NULL THEN
         RETURN;
     END IF;
     EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', qualified);
+    PERFORM set_config('countercache.ddl_guard', 'off', true);   -- the guards would see the triggers half built
     FOREACH each_kind IN ARRAY ARRAY['capture', 'target', 'via'] LOOP
         cs := ARRAY(SELECT k FROM countercache.counter k
                      WHERE (each_kind = 'capture' AND k.source_schema = tbl_schema AND k.source_table = tbl)
@@ -872,8 +895,11 @@ BEGIN
                        '{changed}', coalesce((SELECT string_agg(format('OLD.%1$I IS DISTINCT FROM NEW.%1$I', x), ' OR ')
                                                 FROM unnest(columns) x), ''))
                 || format(' EXECUTE FUNCTION countercache.%I()', fn);
+            -- ALWAYS: also under session_replication_role = replica, which would otherwise skip them unseen
+            EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', qualified, s.name);
         END LOOP;
     END LOOP;
+    PERFORM set_config('countercache.ddl_guard', guard, true);
     PERFORM countercache.drop_unused_trigger_functions();
 END
 $fn$;
@@ -1006,8 +1032,10 @@ $fn$;
 -- its column + queue + dead letters + orphans by the same amount (writers through the capture triggers, target
 -- inserts and deletes through the target triggers; the rollup only moves amounts between the four), so the
 -- difference seen in S is exactly the drift of the transactions S sees, and transactions S does not see are counted
--- by their own deltas. Two recounts of one counter must not both correct the same drift: each takes the counter's
--- advisory lock before the statement that takes S, so the second one's S sees the first one's correction.
+-- by their own deltas. Two recounts of one counter must not both correct the same drift: each locks the counter's
+-- recount_job row before the statement that takes S, so the second one's S sees the first one's correction. (A row
+-- lock, not an advisory lock: locking a row needs a right on recount_job that only the library's roles have, where
+-- any role with a connection could take an advisory lock and hold every recount back.)
 -- The counter's dead letters in the range go back to the queue in the same statement (moving an amount keeps the
 -- sum), so a fixed cause is retried. Full argument: docs/architecture.md, "Maintenance is a correction".
 CREATE OR REPLACE FUNCTION countercache.recount_step(counter_id integer, max_targets integer DEFAULT countercache.default_batch_size())
@@ -1030,13 +1058,13 @@ BEGIN
         RAISE EXCEPTION 'countercache.recount: max_targets must be at least 1, got %', max_targets
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF NOT pg_try_advisory_xact_lock(1668248948, c.id) THEN
+    INSERT INTO countercache.recount_job AS j (counter_id) VALUES (c.id) ON CONFLICT ON CONSTRAINT recount_job_pkey DO NOTHING;
+    SELECT j.after_key INTO after_key FROM countercache.recount_job j WHERE j.counter_id = c.id FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
         done := false; targets := 0; corrected := 0;   -- another session is recounting this counter
         RETURN NEXT;
         RETURN;
     END IF;
-    INSERT INTO countercache.recount_job AS j (counter_id) VALUES (c.id) ON CONFLICT ON CONSTRAINT recount_job_pkey DO NOTHING;
-    SELECT j.after_key INTO after_key FROM countercache.recount_job j WHERE j.counter_id = c.id;
     upto := NULL;
     IF max_targets IS NOT NULL THEN
         EXECUTE format(
@@ -1092,8 +1120,10 @@ DECLARE
 BEGIN
     PERFORM countercache.require_read_committed('a recount',
         'run countercache.recount in a READ COMMITTED transaction (the default)');
-    PERFORM pg_advisory_xact_lock(1668248948, recount.counter_id);
-    DELETE FROM countercache.recount_job j WHERE j.counter_id = recount.counter_id;
+    -- from the first key, under the job's row lock: waits for a recount of this counter in another session
+    INSERT INTO countercache.recount_job AS j (counter_id) VALUES (recount.counter_id)
+    ON CONFLICT ON CONSTRAINT recount_job_pkey DO UPDATE SET after_key = NULL, targets = 0, corrected = 0,
+                                                           updated_at = NULL;
     SELECT s.corrected INTO fixed FROM countercache.recount_step(recount.counter_id, NULL) s;
     RETURN fixed;
 END
@@ -1111,33 +1141,61 @@ AS $fn$
                                                            requested_at = now(), updated_at = NULL
 $fn$;
 
--- Runs every requested recount to its end in batches of max_targets target keys, committing after each batch, so
--- no transaction is long and a stopped run resumes where it was, and rolls up after each batch, so that with no
--- other load the counters read exact when it returns. CALL it outside a transaction block (autocommit).
--- (A procedure with a SET clause cannot commit, so it pins search_path for each of its transactions itself.)
-CREATE OR REPLACE PROCEDURE countercache.run_recounts(max_targets integer DEFAULT countercache.default_batch_size())
+-- One batch of the oldest requested recount that can run now (see recount_step): the counter, whether it is done,
+-- and how many target rows it checked and corrected; no row when none can. A recount another session holds is
+-- passed over, and so is one whose tables are locked (an application's LOCK TABLE, a migration): its statement gives
+-- up after the lock timeout, and the next job is tried. So the worker that calls it between rounds never waits long
+-- for an application, and one locked table holds back neither the other recounts nor the rollup.
+CREATE OR REPLACE FUNCTION countercache.recount_next(max_targets integer DEFAULT countercache.default_batch_size())
+RETURNS TABLE (counter_id integer, done boolean, targets bigint, corrected bigint)
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '200ms'
 AS $fn$
 DECLARE
     job integer;
-    s record;
 BEGIN
-    LOOP
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-        SELECT j.counter_id INTO job FROM countercache.recount_job j ORDER BY j.requested_at, j.counter_id LIMIT 1;
-        EXIT WHEN NOT FOUND;
-        SELECT * INTO s FROM countercache.recount_step(job, max_targets);
-        COMMIT;
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-        PERFORM countercache.rollup(max_targets);   -- apply the batch's corrections, so counters read exact at the end
-        COMMIT;
-        IF NOT s.done AND s.targets = 0 THEN
-            PERFORM pg_catalog.pg_sleep(0.05);   -- another session holds this counter's recount; let it go on
-        END IF;
+    FOR job IN SELECT j.counter_id FROM countercache.recount_job j ORDER BY j.requested_at, j.counter_id LOOP
+        BEGIN
+            RETURN QUERY SELECT job, s.done, s.targets, s.corrected FROM countercache.recount_step(job, max_targets) s
+                          WHERE s.done OR s.targets > 0;
+            IF FOUND THEN
+                RETURN;
+            END IF;
+        EXCEPTION WHEN lock_not_available THEN
+            NULL;   -- a table of this counter is locked: the next job now, this one on a later call
+        END;
     END LOOP;
 END
 $fn$;
 
+-- Runs every requested recount to its end in batches of max_targets target keys, committing after each batch, so
+-- no transaction is long and a stopped run resumes where it was, and rolls up after each batch, so that with no
+-- other load the counters read exact when it returns. CALL it outside a transaction block (autocommit).
+-- (A procedure with a SET clause cannot commit, so it pins search_path for each of its transactions itself, first
+-- thing after each COMMIT; what it evaluates before that names pg_catalog's operators.)
+CREATE OR REPLACE PROCEDURE countercache.run_recounts(max_targets integer DEFAULT countercache.default_batch_size())
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    stepped bigint;
+BEGIN
+    LOOP
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        EXIT WHEN NOT EXISTS (SELECT FROM countercache.recount_job);
+        SELECT count(*) INTO stepped FROM countercache.recount_next(max_targets);
+        COMMIT;
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        -- apply the batch's corrections, so counters read exact at the end (rollup() would start another batch)
+        PERFORM FROM countercache.rollup_report(max_targets, false);
+        COMMIT;
+        IF stepped OPERATOR(pg_catalog.=) 0 THEN
+            -- every recount is held by another session or its tables are locked; let them go on
+            PERFORM pg_catalog.pg_sleep(0.05);
+        END IF;
+    END LOOP;
+END
+$fn$;
 
 -- Checks: every problem of a counter's declaration against the database, each with its fix, and the DDL guard that
 -- refuses a schema change that would break an installed counter.
@@ -1175,6 +1233,7 @@ DECLARE
     d constant text := '@CounterCache on ' || declared_by;
     t regtype;
     probe refcursor;
+    untrusted text;
     fk_type text := coalesce(via_key_type, key_type);   -- the type source_fk must have
     model_fix constant text := 'make the table match the entity (or the entity match the table) and regenerate the changelog';
     missing_fix constant text := 'apply the changelog that creates it before the countercache changelog';
@@ -1256,15 +1315,41 @@ BEGIN
     END IF;
     -- PostgreSQL judges the condition, parsed and typed against the source table in two contexts, each through a
     -- cursor, which refuses a text of more than one statement: as a WHERE (so it is boolean) and inside ARRAY[( )]
-    -- (a text that closed the parenthesis to add a clause of its own could not fit both).
+    -- (a text that closed the parenthesis to add a clause of its own could not fit both). Each sits behind a
+    -- constant false that the planner folds first, so that planning the probe never runs a function it calls.
     IF has_source THEN
         BEGIN
-            OPEN probe FOR EXECUTE format('SELECT 1 FROM %I.%I AS %I WHERE (%s) LIMIT 0',
+            OPEN probe FOR EXECUTE format('SELECT 1 FROM %I.%I AS %I WHERE false AND (%s)',
                 source_schema, source_table, source_table, coalesce(condition, 'true'));
             CLOSE probe;
-            OPEN probe FOR EXECUTE format('SELECT ARRAY[(%s)] FROM %I.%I AS %I LIMIT 0',
+            OPEN probe FOR EXECUTE format('SELECT CASE WHEN false THEN ARRAY[(%s)] END FROM %I.%I AS %I',
                 coalesce(condition, 'true'), source_schema, source_table, source_table);
             CLOSE probe;
+            -- The capture runs the condition as the migrator (SECURITY DEFINER), so it may call only functions a
+            -- role the application cannot be owns (a superuser, or the owner of this schema), and only IMMUTABLE or
+            -- STABLE ones: a function the application could replace, or one with side effects, would run its code
+            -- with the migrator's rights. A view over the condition lists what it calls (pg_depend), unplanned.
+            EXECUTE format('CREATE OR REPLACE TEMP VIEW countercache_probe AS SELECT (%s) AS x FROM %I.%I AS %I',
+                coalesce(condition, 'true'), source_schema, source_table, source_table);
+            SELECT string_agg(DISTINCT format('%s (%s)', f.oid::regprocedure,
+                       CASE WHEN f.provolatile = 'v' THEN 'VOLATILE' ELSE 'owned by ' || f.proowner::regrole END), ', ')
+              INTO untrusted
+              FROM pg_depend d
+              JOIN pg_rewrite rw ON rw.oid = d.objid
+              LEFT JOIN pg_operator o ON d.refclassid = 'pg_operator'::regclass AND o.oid = d.refobjid
+              JOIN pg_proc f ON f.oid = CASE WHEN d.refclassid = 'pg_proc'::regclass THEN d.refobjid ELSE o.oprcode END
+             WHERE d.classid = 'pg_rewrite'::regclass AND rw.ev_class = 'pg_temp.countercache_probe'::regclass
+               AND d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass)
+               AND (f.provolatile = 'v'
+                    OR NOT (f.proowner = (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'countercache')
+                            OR (SELECT r.rolsuper FROM pg_roles r WHERE r.oid = f.proowner)));
+            DROP VIEW pg_temp.countercache_probe;
+            IF untrusted IS NOT NULL THEN
+                RETURN QUERY SELECT d || ': ' || format('where = "%s" calls %s', condition, untrusted),
+                    'a condition runs with the migrator''s rights: call only IMMUTABLE or STABLE functions owned by a '
+                    'superuser or by the owner of the countercache schema (ALTER FUNCTION ... OWNER TO it, and keep '
+                    'the application from replacing it)';
+            END IF;
         EXCEPTION WHEN OTHERS THEN
             RETURN QUERY SELECT d || ': ' || format('where = "%s" is not one boolean expression over %I.%I: %s',
                 condition, source_schema, source_table, SQLERRM),
@@ -1324,8 +1409,8 @@ END
 $fn$;
 
 -- The counters whose triggers are not all in place on these tables (schema.table as %I quotes; all tables when
--- NULL): a trigger missing, disabled, firing for replicas only, or calling another function than the library's.
--- Any of these would let writes go uncounted without an error.
+-- NULL): a trigger missing, disabled, not firing ALWAYS (so skipping sessions in replica mode, or firing only
+-- there), or calling another function than the library's. Any of these would let writes go uncounted unseen.
 CREATE OR REPLACE FUNCTION countercache.trigger_problems(tables text[] DEFAULT NULL)
 RETURNS TABLE (counter text, problem text, fix text)
 LANGUAGE sql STABLE SECURITY DEFINER
@@ -1335,10 +1420,14 @@ AS $fn$
            format('@CounterCache on %s: %s of %I.%I: %s', k.declared_by,
                   CASE x.kind WHEN 'capture' THEN 'capture triggers' WHEN 'target' THEN 'target triggers'
                               ELSE 'path triggers' END, x.s, x.t,
-                  string_agg(format('%I %s', s.name, CASE WHEN tg.oid IS NULL THEN 'is missing'
-                                                          WHEN tg.tgenabled = 'D' THEN 'is disabled'
-                                                          WHEN tg.tgenabled = 'R' THEN 'fires for replicas only'
-                                                          ELSE 'calls another function' END), ', ' ORDER BY s.name)),
+                  string_agg(format('%I %s', s.name,
+                                    CASE WHEN tg.oid IS NULL THEN 'is missing'
+                                         WHEN tg.tgfoid IS DISTINCT FROM to_regprocedure(format('countercache.%I()',
+                                                  countercache.trigger_function(x.kind, x.s, x.t)))
+                                              THEN 'calls another function'
+                                         WHEN tg.tgenabled = 'D' THEN 'is disabled'
+                                         WHEN tg.tgenabled = 'R' THEN 'fires for replicas only'
+                                         ELSE 'skips sessions in replica mode' END), ', ' ORDER BY s.name)),
            format('rebuild them as the migrator: SELECT countercache.install_triggers(%L, %L); applying the '
                   'countercache changelog does the same', x.s, x.t)
       FROM countercache.counter k
@@ -1348,7 +1437,7 @@ AS $fn$
       LEFT JOIN pg_trigger tg ON tg.tgrelid = to_regclass(format('%I.%I', x.s, x.t)) AND tg.tgname = s.name
      WHERE x.t IS NOT NULL AND to_regclass(format('%I.%I', x.s, x.t)) IS NOT NULL
        AND (tables IS NULL OR format('%I.%I', x.s, x.t) = ANY (tables))
-       AND (tg.oid IS NULL OR tg.tgenabled NOT IN ('O', 'A')
+       AND (tg.oid IS NULL OR tg.tgenabled <> 'A'
             OR tg.tgfoid IS DISTINCT FROM to_regprocedure(
                    format('countercache.%I()', countercache.trigger_function(x.kind, x.s, x.t))))
      GROUP BY k.name, k.declared_by, x.kind, x.s, x.t
@@ -1434,6 +1523,44 @@ BEGIN
     END IF;
 END
 $fn$;
+-- The trigger guard: an event trigger that refuses, from any role, a statement that leaves a trigger of the library
+-- not in place (see trigger_problems): CREATE OR REPLACE TRIGGER over one of ours, which the TRIGGER privilege (in
+-- GRANT ALL) allows; ALTER TABLE ... DISABLE or ENABLE [REPLICA] TRIGGER by a table's owner. It runs SECURITY
+-- DEFINER, since the roles it checks have no right on the catalog; only a session of the migrator (the schema owner
+-- or a member) may turn it off with SET LOCAL countercache.ddl_guard = off, as install_triggers does.
+CREATE OR REPLACE FUNCTION countercache.trigger_guard()
+RETURNS event_trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    touched text[];
+    problems text[];
+    fixes text[];
+BEGIN
+    IF current_setting('countercache.ddl_guard', true) = 'off'
+       AND pg_has_role(session_user, (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'countercache'), 'USAGE') THEN
+        RETURN;
+    END IF;
+    SELECT array_agg(DISTINCT format('%I.%I', n.nspname, r.relname)) INTO touched
+      FROM pg_event_trigger_ddl_commands() c
+      JOIN pg_class r ON r.oid = CASE WHEN c.classid = 'pg_trigger'::regclass
+                                      THEN (SELECT t.tgrelid FROM pg_trigger t WHERE t.oid = c.objid) ELSE c.objid END
+      JOIN pg_namespace n ON n.oid = r.relnamespace
+     WHERE c.classid IN ('pg_class'::regclass, 'pg_trigger'::regclass);
+    SELECT array_agg(t.problem ORDER BY t.counter, t.problem), array_agg(t.fix ORDER BY t.counter, t.problem)
+      INTO problems, fixes
+      FROM countercache.trigger_problems(coalesce(touched, '{}')) t;
+    IF cardinality(problems) > 0 THEN
+        RAISE EXCEPTION 'countercache: % would let writes go uncounted:%', TG_TAG,
+            countercache.problem_list(problems, fixes)
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = 'the triggers named countercache_* belong to countercache; to stop counting, remove the '
+                         '@CounterCache and apply the regenerated changelog';
+    END IF;
+END
+$fn$;
 DO $guard$
 BEGIN
     IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER) THEN
@@ -1441,6 +1568,11 @@ BEGIN
                         WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_ddl_guard') THEN
             CREATE EVENT TRIGGER countercache_ddl_guard ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
                 EXECUTE FUNCTION countercache.ddl_guard();
+        END IF;
+        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
+                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_trigger_guard') THEN
+            CREATE EVENT TRIGGER countercache_trigger_guard ON ddl_command_end WHEN TAG IN ('CREATE TRIGGER', 'ALTER TABLE')
+                EXECUTE FUNCTION countercache.trigger_guard();
         END IF;
         IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
                         WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_drop_guard') THEN
@@ -1536,7 +1668,9 @@ $fn$;
 -- Poison: if a table's statement fails it is retried key by key, each in a subtransaction; for a key that still
 -- fails, each of its counters is tried alone in a subtransaction that is always rolled back, and the accepted ones
 -- are applied in one update. A refused counter's deltas go to countercache.dead_letter with the error, unless an
--- older delta of the same counter and target is still queued (another round holds it): then they go back to the
+-- older delta of the same counter and target is still queued (another round holds it) or an amount of them sits in
+-- a slot (a writer holds it, or it waits for the next flush; a slot has no place in the queue's order, so it may be
+-- older): then they go back to the
 -- queue under their own ids, to be applied after it. Transient failures (deadlock, serialization, lock timeout,
 -- resources, shutdown) abort the round.
 CREATE OR REPLACE FUNCTION countercache.rollup_report(max_deltas integer DEFAULT countercache.default_batch_size(), with_keys boolean DEFAULT true)
@@ -1693,6 +1827,9 @@ BEGIN
                                            WHERE x.counter_id = q.counter_id AND x.%1$I = q.k AND x.id < q.id)
                                OR EXISTS (SELECT 1 FROM countercache.delta_unlogged x
                                            WHERE x.counter_id = q.counter_id AND x.%1$I = q.k AND x.id < q.id)
+                               -- a slot's amount has no place in the queue's order: it may be older
+                               OR EXISTS (SELECT 1 FROM countercache.slot x
+                                           WHERE x.counter_id = q.counter_id AND x.%1$I = q.k AND x.n <> 0)
                        ), requeued AS (
                            INSERT INTO countercache.delta (id, counter_id, %1$I, delta, enqueued_at) OVERRIDING SYSTEM VALUE
                            SELECT q.id, q.counter_id, q.k, q.delta, q.enqueued_at FROM q
@@ -1749,10 +1886,20 @@ $fn$;
 -- Applies at most max_deltas queued deltas and returns how many it consumed (0 when there is nothing to do).
 CREATE OR REPLACE FUNCTION countercache.rollup(max_deltas integer DEFAULT countercache.default_batch_size())
 RETURNS bigint
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT coalesce(sum(r.consumed), 0)::bigint FROM countercache.rollup_report(max_deltas, false) r
+DECLARE
+    consumed bigint;
+BEGIN
+    SELECT coalesce(sum(r.consumed), 0)::bigint INTO consumed FROM countercache.rollup_report(max_deltas, false) r;
+    -- what a worker does between rounds, so that a rollup scheduled from SQL alone (pg_cron) also runs the
+    -- recounts a crash of the unlogged queue, a changed definition or a repair asked for
+    IF consumed < max_deltas AND EXISTS (SELECT FROM countercache.recount_job) THEN
+        PERFORM countercache.recount_next(max_deltas);
+    END IF;
+    RETURN consumed;
+END
 $fn$;
 
 -- The state of the queue, for workers, health checks and tools: deltas waiting (in either queue, and non-zero
@@ -1832,7 +1979,12 @@ BEGIN
     IF EXISTS (SELECT 1 FROM countercache.unlogged_marker) THEN
         RETURN 0;
     END IF;
-    LOCK TABLE countercache.unlogged_marker IN EXCLUSIVE MODE;   -- one rollup acts; the others wait, then see it
+    -- one rollup acts; another that meets the missing marker meanwhile goes on (the first asks for the recounts)
+    BEGIN
+        LOCK TABLE countercache.unlogged_marker IN EXCLUSIVE MODE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
+        RETURN 0;
+    END;
     IF EXISTS (SELECT 1 FROM countercache.unlogged_marker) THEN
         RETURN 0;
     END IF;
@@ -1900,15 +2052,6 @@ $fn$;
 -- Limit counters (Cybertec's "concurrent counting"): at most N admissions per key per period, exactly, under any
 -- concurrency; the tables and the argument are in upgrade/001-tables.sql.
 
--- The advisory lock keys of a limit (whole) and of one of its keys.
-CREATE OR REPLACE FUNCTION countercache.limit_lock(limit_name text, key text)
-RETURNS bigint
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT hashtextextended(limit_name || CASE WHEN key IS NULL THEN '' ELSE E'\x01' || key END, 1668248948)
-$fn$;
-
 -- The start of the period that contains a time, aligned in the limit's time zone: whole months from 2000-01-01 for
 -- periods made of months, otherwise date_bin from 2000-01-01 (midnight, in that zone).
 CREATE OR REPLACE FUNCTION countercache.period_start(period interval, time_zone text, at timestamptz)
@@ -1960,7 +2103,9 @@ BEGIN
         RAISE EXCEPTION '%: retention must be at least 1 period, got %', who, coalesce(retention::text, 'NULL')
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    PERFORM pg_advisory_xact_lock(countercache.limit_lock(name, NULL));
+    -- a change of a limit waits for the admissions in flight and makes later ones wait (they lock its row FOR KEY
+    -- SHARE); a new limit has no row yet and no admission to wait for
+    PERFORM FROM countercache.limit_def l WHERE l.name = define_limit.name FOR UPDATE;
     INSERT INTO countercache.limit_def AS l (name, period, time_zone, default_limit, retention, declared_by)
     VALUES (name, period, time_zone, default_limit, retention, define_limit.declared_by)
     ON CONFLICT ON CONSTRAINT limit_def_pkey DO UPDATE
@@ -1997,8 +2142,8 @@ BEGIN
             quote_literal(limit_name), quote_literal(key), valid_until, valid_from USING ERRCODE = 'invalid_parameter_value';
     END IF;
     r := tstzrange(valid_from, valid_until, '[)');
-    -- exclusive against the admissions of this key, and against another change of it: no overlap can slip in
-    PERFORM pg_advisory_xact_lock(countercache.limit_lock(limit_name, key));
+    -- exclusive against the admissions of the limit, and against another change of it: no overlap can slip in
+    PERFORM FROM countercache.limit_def l WHERE l.name = set_key_limit.limit_name FOR UPDATE;
     SELECT k.valid INTO other FROM countercache.limit_key k
      WHERE k.limit_name = set_key_limit.limit_name AND k.key = set_key_limit.key AND k.valid && r LIMIT 1;
     IF FOUND THEN
@@ -2040,9 +2185,11 @@ BEGIN
         RAISE EXCEPTION 'countercache.admit(%, NULL): the key must not be NULL', quote_literal(limit_name)
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    PERFORM pg_advisory_xact_lock_shared(countercache.limit_lock(admit_report.limit_name, NULL)),
-            pg_advisory_xact_lock_shared(countercache.limit_lock(admit_report.limit_name, admit_report.key));
-    -- a new statement, so a new snapshot: it sees any change of the limit committed before the locks were granted
+    -- The limit's row FOR KEY SHARE, which admissions share and a change of the limit (FOR UPDATE) excludes, as a
+    -- foreign key check shares its parent row. A row lock, not an advisory lock: only the library's roles have the
+    -- right on limit_def that locking its rows needs, where any role could take an advisory lock and stall a limit.
+    PERFORM FROM countercache.limit_def l WHERE l.name = admit_report.limit_name FOR KEY SHARE;
+    -- a new statement, so a new snapshot: it sees any change of the limit committed before the lock was granted
     INSERT INTO countercache.limit_usage AS u (limit_name, key, period_start, admitted, attempted, last_admitted,
                                               max_admits)
     SELECT l.name, admit_report.key, countercache.period_start(l.period, l.time_zone, now()),
@@ -2224,18 +2371,6 @@ AS $fn$
            greatest((SELECT max(d.id) FROM countercache.delta d), (SELECT max(u.id) FROM countercache.delta_unlogged u))
 $fn$;
 
--- One batch of the oldest requested recount (see recount_step): the counter, whether it is done, and how many target
--- rows it checked and corrected; no row when no recount is requested.
-CREATE OR REPLACE FUNCTION countercache.recount_next(max_targets integer DEFAULT countercache.default_batch_size())
-RETURNS TABLE (counter_id integer, done boolean, targets bigint, corrected bigint)
-LANGUAGE sql
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT j.counter_id, s.done, s.targets, s.corrected
-      FROM (SELECT j.counter_id FROM countercache.recount_job j ORDER BY j.requested_at, j.counter_id LIMIT 1) j,
-           countercache.recount_step(j.counter_id, max_targets) s
-$fn$;
-
 -- Whether any changelog still has counters or limits here (the schema's rollback drops it only when none has).
 CREATE OR REPLACE FUNCTION countercache.in_use()
 RETURNS boolean
@@ -2245,6 +2380,13 @@ AS $fn$
     SELECT EXISTS (SELECT FROM countercache.counter) OR EXISTS (SELECT FROM countercache.limit_def)
 $fn$;
 
+-- Which library installed these functions, so that a boot check can tell another one's.
+CREATE OR REPLACE FUNCTION countercache.schema_digest()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$ SELECT '2548193d017f7bcf' $fn$;
+
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
 REVOKE ALL ON SCHEMA countercache FROM PUBLIC;
@@ -2252,13 +2394,6 @@ REVOKE ALL ON ALL TABLES IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL PROCEDURES IN SCHEMA countercache FROM PUBLIC;
-
--- Which library installed these functions, so that a boot check can tell another one's.
-CREATE OR REPLACE FUNCTION countercache.schema_digest()
-RETURNS text
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'ccb114d70091cb93' $fn$;
 -- rollback DO $rollback$ BEGIN IF NOT countercache.in_use() THEN DROP SCHEMA countercache CASCADE; END IF; END $rollback$;
 
 -- changeset countercache:countercache-check runOnChange:true splitStatements:false rollbackSplitStatements:false
@@ -2375,7 +2510,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 -- comment: counters fed by public.blog_comment: Blog.totalComments, Article.totalComments, Article.totalPublicComments, User.totalPublicComments
 SELECT countercache.fail('Blog.totalComments, Article.totalComments, Article.totalPublicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
     'apply the changelog that creates it before the countercache changelog')
- WHERE pg_catalog.to_regclass('"public"."blog_comment"') IS NULL;
+ WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_comment')) IS NULL;
 LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{

@@ -49,9 +49,9 @@ public final class InstallSql {
 
     /** The schema's upgrades, in order: script n takes the tables from version n - 1 to version n. */
     static final List<String> UPGRADES = List.of("001-tables", "002-generated-triggers");
-    /** The subsystems' functions, in the order they are created: each file is one subsystem. */
+    /** The subsystems' functions, in the order they are created: each file is one subsystem (grants.sql comes last). */
     static final List<String> SUBSYSTEMS =
-            List.of("catalog", "capture", "triggers", "recount", "checks", "rollup", "upkeep", "limits", "api", "grants");
+            List.of("catalog", "capture", "triggers", "recount", "checks", "rollup", "upkeep", "limits", "api");
 
     /** The version of the schema this library installs: the number of its upgrades. */
     public static int schemaVersion() {
@@ -141,9 +141,11 @@ public final class InstallSql {
         for (String file : SUBSYSTEMS) {
             sql.append("\n").append(resource(file + ".sql"));
         }
-        return sql + "\n-- Which library installed these functions, so that a boot check can tell another one's.\n"
-                + "CREATE OR REPLACE FUNCTION countercache.schema_digest()\nRETURNS text\nLANGUAGE sql IMMUTABLE\n"
-                + "SET search_path = pg_catalog, pg_temp\nAS $fn$ SELECT " + literal(schemaDigest()) + " $fn$;\n";
+        // the digest before the grants, which revoke from PUBLIC what exists by then
+        return sql.append("\n-- Which library installed these functions, so that a boot check can tell another one's.\n")
+                .append("CREATE OR REPLACE FUNCTION countercache.schema_digest()\nRETURNS text\nLANGUAGE sql IMMUTABLE\n")
+                .append("SET search_path = pg_catalog, pg_temp\nAS $fn$ SELECT ").append(literal(schemaDigest()))
+                .append(" $fn$;\n\n").append(resource("grants.sql")).toString();
     }
 
     /** A digest of this library's SQL; {@code countercache.schema_digest()} returns it once installed. */
@@ -151,6 +153,7 @@ public final class InstallSql {
         StringBuilder all = new StringBuilder(resource("version.sql"));
         UPGRADES.forEach(u -> all.append(resource("upgrade/" + u + ".sql")));
         SUBSYSTEMS.forEach(f -> all.append(resource(f + ".sql")));
+        all.append(resource("grants.sql"));
         return digest(all.toString(), 8);
     }
 
@@ -242,7 +245,8 @@ public final class InstallSql {
         sql.append("SELECT countercache.fail(").append(literal(declarers(defs))).append(", ")
                 .append(literal("source table " + source + " does not exist")).append(",\n    ")
                 .append(literal("apply the changelog that creates it before the countercache changelog"))
-                .append(")\n WHERE pg_catalog.to_regclass(").append(literal(source.sql())).append(") IS NULL;\n");
+                .append(")\n WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', ").append(literal(source.schema()))
+                .append(", ").append(literal(source.table())).append(")) IS NULL;\n");
         sql.append("LOCK TABLE ").append(source.sql()).append(" IN SHARE ROW EXCLUSIVE MODE;\n\n");
         for (CounterDefinition c : defs) {
             sql.append(defineCall(c)).append('\n');
@@ -256,14 +260,19 @@ public final class InstallSql {
     }
 
     private static String defineCall(CounterDefinition c) {
-        return "SELECT countercache.define_counter(" + literal(definition(c)) + ");\n";
+        return "SELECT countercache.define_counter(" + definition(c) + ");\n";
     }
 
-    /** A counter's catalog row as a JSON object, one column a line: what define_counter and counter_problems read. */
+    /**
+     * A counter's catalog row as a literal of a JSON object, one column a line: what define_counter and
+     * definition_problems read. Its values are JSON strings with every control character escaped, so each line
+     * starts with blanks and a key, and no line of the changelog can be taken for a directive.
+     */
     static String definition(CounterDefinition c) {
-        return c.catalogRow().entrySet().stream()
+        String json = c.catalogRow().entrySet().stream()
                 .map(e -> "    " + json(e.getKey()) + ": " + (e.getValue() instanceof String v ? json(v) : String.valueOf(e.getValue())))
                 .collect(Collectors.joining(",\n", "{\n", "\n}"));
+        return "'" + json.replace("'", "''") + "'";
     }
 
     /** A JSON string. */
@@ -287,7 +296,7 @@ public final class InstallSql {
         return "SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.array_agg(p.fix))\n"
                 + "  FROM (\n" + counters.stream().sorted(Comparator.comparing(CounterDefinition::name))
                 .map(c -> "    SELECT * FROM countercache.definition_problems("
-                        + literal(definition(c)).replace("\n", "\n        ") + ")")
+                        + definition(c).replace("\n", "\n        ") + ")")
                 .collect(Collectors.joining("\n    UNION ALL\n")) + "\n  ) p;\n";
     }
 }

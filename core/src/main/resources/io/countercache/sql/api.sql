@@ -99,18 +99,6 @@ AS $fn$
            greatest((SELECT max(d.id) FROM countercache.delta d), (SELECT max(u.id) FROM countercache.delta_unlogged u))
 $fn$;
 
--- One batch of the oldest requested recount (see recount_step): the counter, whether it is done, and how many target
--- rows it checked and corrected; no row when no recount is requested.
-CREATE OR REPLACE FUNCTION countercache.recount_next(max_targets integer DEFAULT countercache.default_batch_size())
-RETURNS TABLE (counter_id integer, done boolean, targets bigint, corrected bigint)
-LANGUAGE sql
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT j.counter_id, s.done, s.targets, s.corrected
-      FROM (SELECT j.counter_id FROM countercache.recount_job j ORDER BY j.requested_at, j.counter_id LIMIT 1) j,
-           countercache.recount_step(j.counter_id, max_targets) s
-$fn$;
-
 -- Whether any changelog still has counters or limits here (the schema's rollback drops it only when none has).
 CREATE OR REPLACE FUNCTION countercache.in_use()
 RETURNS boolean

@@ -16,6 +16,17 @@ AS $fn$
                 ELSE format('(coalesce(%s, 0) * %s)::bigint', value, (10::numeric ^ c.scale)::bigint) END
 $fn$;
 
+-- Whether a counter sums a bigint column: taking such a row back negates its value, and -(-2^63) is no bigint, so
+-- its contributions are numeric and a sum too large for one delta is queued in parts (see deltas_sql).
+CREATE OR REPLACE FUNCTION countercache.sums_bigint(c countercache.counter)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT c.sum_column IS NOT NULL
+           AND countercache.column_type(c.source_schema, c.source_table, c.sum_column) = 'bigint'::regtype
+$fn$;
+
 -- The contribution formula: a query of (k, d), one row per row of rows (a relation: a transition table, the source
 -- table, a subquery of it) that counts for counter c, with k the target key it counts for and d what it adds, times
 -- sign, in the counter's units. A row counts when its foreign key is set and the counter's condition holds (judged on
@@ -25,7 +36,7 @@ $fn$;
 CREATE OR REPLACE FUNCTION countercache.contributions_sql(c countercache.counter, rows text, sign integer,
                                                           target text DEFAULT NULL)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format('SELECT /* @CounterCache on %s */ %s AS k, s.d FROM (', regexp_replace(c.declared_by,
@@ -35,6 +46,7 @@ AS $fn$
         || format('SELECT %1$I.%2$I AS f, %3$s%4$s AS d FROM %5$s AS %1$I WHERE %1$I.%2$I IS NOT NULL AND (%6$s)',
                   c.source_table, c.source_fk, CASE WHEN sign < 0 THEN '-' ELSE '' END,
                   CASE WHEN c.sum_column IS NULL THEN '1'
+                       WHEN countercache.sums_bigint(c) THEN format('coalesce(%I.%I, 0)::numeric', c.source_table, c.sum_column)
                        ELSE countercache.units_sql(c, format('%I.%I', c.source_table, c.sum_column)) END,
                   rows, coalesce(c.condition, 'true'))
         || ') s'
@@ -48,7 +60,7 @@ $fn$;
 -- source table ('source', before a TRUNCATE), or the source rows under a middle row ('NEW', 'OLD').
 CREATE OR REPLACE FUNCTION countercache.side_sql(c countercache.counter, side text, sign integer)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT CASE side
@@ -62,15 +74,22 @@ $fn$;
 
 -- Each counter's contributions from the rows added and removed (either side NULL), summed per counter (c) and
 -- target (k), so that a bulk statement yields one change per target and an update that changes nothing relevant none.
+-- A sum of a bigint column (see sums_bigint) goes in parts of at most 2^62 each when it does not fit one delta.
 CREATE OR REPLACE FUNCTION countercache.deltas_sql(cs countercache.counter[], added text, removed text)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT E'SELECT c, k, sum(d) AS d FROM (\n            '
+    SELECT CASE WHEN bool_or(countercache.sums_bigint(c)) THEN 'SELECT p.c, p.k, q.d FROM (' ELSE '' END
+        || E'SELECT c, k, sum(d) AS d FROM (\n            '
         || string_agg(format('SELECT %s AS c, x.k, x.d FROM (%s) x', c.id, countercache.side_sql(c, s.side, s.sign)),
                       E'\n            UNION ALL\n            ' ORDER BY c.name, s.sign DESC)
         || E'\n        ) s GROUP BY c, k HAVING sum(d) <> 0'
+        || CASE WHEN bool_or(countercache.sums_bigint(c))
+                THEN E') p,\n            LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d'
+                     || E'\n                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n),'
+                     || ' generate_series(1, m.n) i) q'
+                ELSE '' END
       FROM unnest(cs) c, (VALUES (added, 1), (removed, -1)) AS s(side, sign)
      WHERE s.side IS NOT NULL
 $fn$;
@@ -96,7 +115,7 @@ $fn$;
 --     does.
 CREATE OR REPLACE FUNCTION countercache.capture_sql(cs countercache.counter[], added text, removed text)
 RETURNS text
-LANGUAGE plpgsql IMMUTABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
@@ -211,7 +230,7 @@ $fn$;
 -- can neither read, forge nor block it.
 CREATE OR REPLACE FUNCTION countercache.trigger_body(kind text, cs countercache.counter[])
 RETURNS text
-LANGUAGE plpgsql IMMUTABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE

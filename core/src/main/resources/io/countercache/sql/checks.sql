@@ -34,6 +34,7 @@ DECLARE
     d constant text := '@CounterCache on ' || declared_by;
     t regtype;
     probe refcursor;
+    untrusted text;
     fk_type text := coalesce(via_key_type, key_type);   -- the type source_fk must have
     model_fix constant text := 'make the table match the entity (or the entity match the table) and regenerate the changelog';
     missing_fix constant text := 'apply the changelog that creates it before the countercache changelog';
@@ -115,15 +116,41 @@ BEGIN
     END IF;
     -- PostgreSQL judges the condition, parsed and typed against the source table in two contexts, each through a
     -- cursor, which refuses a text of more than one statement: as a WHERE (so it is boolean) and inside ARRAY[( )]
-    -- (a text that closed the parenthesis to add a clause of its own could not fit both).
+    -- (a text that closed the parenthesis to add a clause of its own could not fit both). Each sits behind a
+    -- constant false that the planner folds first, so that planning the probe never runs a function it calls.
     IF has_source THEN
         BEGIN
-            OPEN probe FOR EXECUTE format('SELECT 1 FROM %I.%I AS %I WHERE (%s) LIMIT 0',
+            OPEN probe FOR EXECUTE format('SELECT 1 FROM %I.%I AS %I WHERE false AND (%s)',
                 source_schema, source_table, source_table, coalesce(condition, 'true'));
             CLOSE probe;
-            OPEN probe FOR EXECUTE format('SELECT ARRAY[(%s)] FROM %I.%I AS %I LIMIT 0',
+            OPEN probe FOR EXECUTE format('SELECT CASE WHEN false THEN ARRAY[(%s)] END FROM %I.%I AS %I',
                 coalesce(condition, 'true'), source_schema, source_table, source_table);
             CLOSE probe;
+            -- The capture runs the condition as the migrator (SECURITY DEFINER), so it may call only functions a
+            -- role the application cannot be owns (a superuser, or the owner of this schema), and only IMMUTABLE or
+            -- STABLE ones: a function the application could replace, or one with side effects, would run its code
+            -- with the migrator's rights. A view over the condition lists what it calls (pg_depend), unplanned.
+            EXECUTE format('CREATE OR REPLACE TEMP VIEW countercache_probe AS SELECT (%s) AS x FROM %I.%I AS %I',
+                coalesce(condition, 'true'), source_schema, source_table, source_table);
+            SELECT string_agg(DISTINCT format('%s (%s)', f.oid::regprocedure,
+                       CASE WHEN f.provolatile = 'v' THEN 'VOLATILE' ELSE 'owned by ' || f.proowner::regrole END), ', ')
+              INTO untrusted
+              FROM pg_depend d
+              JOIN pg_rewrite rw ON rw.oid = d.objid
+              LEFT JOIN pg_operator o ON d.refclassid = 'pg_operator'::regclass AND o.oid = d.refobjid
+              JOIN pg_proc f ON f.oid = CASE WHEN d.refclassid = 'pg_proc'::regclass THEN d.refobjid ELSE o.oprcode END
+             WHERE d.classid = 'pg_rewrite'::regclass AND rw.ev_class = 'pg_temp.countercache_probe'::regclass
+               AND d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass)
+               AND (f.provolatile = 'v'
+                    OR NOT (f.proowner = (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'countercache')
+                            OR (SELECT r.rolsuper FROM pg_roles r WHERE r.oid = f.proowner)));
+            DROP VIEW pg_temp.countercache_probe;
+            IF untrusted IS NOT NULL THEN
+                RETURN QUERY SELECT d || ': ' || format('where = "%s" calls %s', condition, untrusted),
+                    'a condition runs with the migrator''s rights: call only IMMUTABLE or STABLE functions owned by a '
+                    'superuser or by the owner of the countercache schema (ALTER FUNCTION ... OWNER TO it, and keep '
+                    'the application from replacing it)';
+            END IF;
         EXCEPTION WHEN OTHERS THEN
             RETURN QUERY SELECT d || ': ' || format('where = "%s" is not one boolean expression over %I.%I: %s',
                 condition, source_schema, source_table, SQLERRM),
@@ -183,8 +210,8 @@ END
 $fn$;
 
 -- The counters whose triggers are not all in place on these tables (schema.table as %I quotes; all tables when
--- NULL): a trigger missing, disabled, firing for replicas only, or calling another function than the library's.
--- Any of these would let writes go uncounted without an error.
+-- NULL): a trigger missing, disabled, not firing ALWAYS (so skipping sessions in replica mode, or firing only
+-- there), or calling another function than the library's. Any of these would let writes go uncounted unseen.
 CREATE OR REPLACE FUNCTION countercache.trigger_problems(tables text[] DEFAULT NULL)
 RETURNS TABLE (counter text, problem text, fix text)
 LANGUAGE sql STABLE SECURITY DEFINER
@@ -194,10 +221,14 @@ AS $fn$
            format('@CounterCache on %s: %s of %I.%I: %s', k.declared_by,
                   CASE x.kind WHEN 'capture' THEN 'capture triggers' WHEN 'target' THEN 'target triggers'
                               ELSE 'path triggers' END, x.s, x.t,
-                  string_agg(format('%I %s', s.name, CASE WHEN tg.oid IS NULL THEN 'is missing'
-                                                          WHEN tg.tgenabled = 'D' THEN 'is disabled'
-                                                          WHEN tg.tgenabled = 'R' THEN 'fires for replicas only'
-                                                          ELSE 'calls another function' END), ', ' ORDER BY s.name)),
+                  string_agg(format('%I %s', s.name,
+                                    CASE WHEN tg.oid IS NULL THEN 'is missing'
+                                         WHEN tg.tgfoid IS DISTINCT FROM to_regprocedure(format('countercache.%I()',
+                                                  countercache.trigger_function(x.kind, x.s, x.t)))
+                                              THEN 'calls another function'
+                                         WHEN tg.tgenabled = 'D' THEN 'is disabled'
+                                         WHEN tg.tgenabled = 'R' THEN 'fires for replicas only'
+                                         ELSE 'skips sessions in replica mode' END), ', ' ORDER BY s.name)),
            format('rebuild them as the migrator: SELECT countercache.install_triggers(%L, %L); applying the '
                   'countercache changelog does the same', x.s, x.t)
       FROM countercache.counter k
@@ -207,7 +238,7 @@ AS $fn$
       LEFT JOIN pg_trigger tg ON tg.tgrelid = to_regclass(format('%I.%I', x.s, x.t)) AND tg.tgname = s.name
      WHERE x.t IS NOT NULL AND to_regclass(format('%I.%I', x.s, x.t)) IS NOT NULL
        AND (tables IS NULL OR format('%I.%I', x.s, x.t) = ANY (tables))
-       AND (tg.oid IS NULL OR tg.tgenabled NOT IN ('O', 'A')
+       AND (tg.oid IS NULL OR tg.tgenabled <> 'A'
             OR tg.tgfoid IS DISTINCT FROM to_regprocedure(
                    format('countercache.%I()', countercache.trigger_function(x.kind, x.s, x.t))))
      GROUP BY k.name, k.declared_by, x.kind, x.s, x.t
@@ -293,6 +324,44 @@ BEGIN
     END IF;
 END
 $fn$;
+-- The trigger guard: an event trigger that refuses, from any role, a statement that leaves a trigger of the library
+-- not in place (see trigger_problems): CREATE OR REPLACE TRIGGER over one of ours, which the TRIGGER privilege (in
+-- GRANT ALL) allows; ALTER TABLE ... DISABLE or ENABLE [REPLICA] TRIGGER by a table's owner. It runs SECURITY
+-- DEFINER, since the roles it checks have no right on the catalog; only a session of the migrator (the schema owner
+-- or a member) may turn it off with SET LOCAL countercache.ddl_guard = off, as install_triggers does.
+CREATE OR REPLACE FUNCTION countercache.trigger_guard()
+RETURNS event_trigger
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    touched text[];
+    problems text[];
+    fixes text[];
+BEGIN
+    IF current_setting('countercache.ddl_guard', true) = 'off'
+       AND pg_has_role(session_user, (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'countercache'), 'USAGE') THEN
+        RETURN;
+    END IF;
+    SELECT array_agg(DISTINCT format('%I.%I', n.nspname, r.relname)) INTO touched
+      FROM pg_event_trigger_ddl_commands() c
+      JOIN pg_class r ON r.oid = CASE WHEN c.classid = 'pg_trigger'::regclass
+                                      THEN (SELECT t.tgrelid FROM pg_trigger t WHERE t.oid = c.objid) ELSE c.objid END
+      JOIN pg_namespace n ON n.oid = r.relnamespace
+     WHERE c.classid IN ('pg_class'::regclass, 'pg_trigger'::regclass);
+    SELECT array_agg(t.problem ORDER BY t.counter, t.problem), array_agg(t.fix ORDER BY t.counter, t.problem)
+      INTO problems, fixes
+      FROM countercache.trigger_problems(coalesce(touched, '{}')) t;
+    IF cardinality(problems) > 0 THEN
+        RAISE EXCEPTION 'countercache: % would let writes go uncounted:%', TG_TAG,
+            countercache.problem_list(problems, fixes)
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = 'the triggers named countercache_* belong to countercache; to stop counting, remove the '
+                         '@CounterCache and apply the regenerated changelog';
+    END IF;
+END
+$fn$;
 DO $guard$
 BEGIN
     IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER) THEN
@@ -300,6 +369,11 @@ BEGIN
                         WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_ddl_guard') THEN
             CREATE EVENT TRIGGER countercache_ddl_guard ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
                 EXECUTE FUNCTION countercache.ddl_guard();
+        END IF;
+        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
+                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_trigger_guard') THEN
+            CREATE EVENT TRIGGER countercache_trigger_guard ON ddl_command_end WHEN TAG IN ('CREATE TRIGGER', 'ALTER TABLE')
+                EXECUTE FUNCTION countercache.trigger_guard();
         END IF;
         IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
                         WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_drop_guard') THEN

@@ -1,15 +1,6 @@
 -- Limit counters (Cybertec's "concurrent counting"): at most N admissions per key per period, exactly, under any
 -- concurrency; the tables and the argument are in upgrade/001-tables.sql.
 
--- The advisory lock keys of a limit (whole) and of one of its keys.
-CREATE OR REPLACE FUNCTION countercache.limit_lock(limit_name text, key text)
-RETURNS bigint
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT hashtextextended(limit_name || CASE WHEN key IS NULL THEN '' ELSE E'\x01' || key END, 1668248948)
-$fn$;
-
 -- The start of the period that contains a time, aligned in the limit's time zone: whole months from 2000-01-01 for
 -- periods made of months, otherwise date_bin from 2000-01-01 (midnight, in that zone).
 CREATE OR REPLACE FUNCTION countercache.period_start(period interval, time_zone text, at timestamptz)
@@ -61,7 +52,9 @@ BEGIN
         RAISE EXCEPTION '%: retention must be at least 1 period, got %', who, coalesce(retention::text, 'NULL')
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    PERFORM pg_advisory_xact_lock(countercache.limit_lock(name, NULL));
+    -- a change of a limit waits for the admissions in flight and makes later ones wait (they lock its row FOR KEY
+    -- SHARE); a new limit has no row yet and no admission to wait for
+    PERFORM FROM countercache.limit_def l WHERE l.name = define_limit.name FOR UPDATE;
     INSERT INTO countercache.limit_def AS l (name, period, time_zone, default_limit, retention, declared_by)
     VALUES (name, period, time_zone, default_limit, retention, define_limit.declared_by)
     ON CONFLICT ON CONSTRAINT limit_def_pkey DO UPDATE
@@ -98,8 +91,8 @@ BEGIN
             quote_literal(limit_name), quote_literal(key), valid_until, valid_from USING ERRCODE = 'invalid_parameter_value';
     END IF;
     r := tstzrange(valid_from, valid_until, '[)');
-    -- exclusive against the admissions of this key, and against another change of it: no overlap can slip in
-    PERFORM pg_advisory_xact_lock(countercache.limit_lock(limit_name, key));
+    -- exclusive against the admissions of the limit, and against another change of it: no overlap can slip in
+    PERFORM FROM countercache.limit_def l WHERE l.name = set_key_limit.limit_name FOR UPDATE;
     SELECT k.valid INTO other FROM countercache.limit_key k
      WHERE k.limit_name = set_key_limit.limit_name AND k.key = set_key_limit.key AND k.valid && r LIMIT 1;
     IF FOUND THEN
@@ -141,9 +134,11 @@ BEGIN
         RAISE EXCEPTION 'countercache.admit(%, NULL): the key must not be NULL', quote_literal(limit_name)
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    PERFORM pg_advisory_xact_lock_shared(countercache.limit_lock(admit_report.limit_name, NULL)),
-            pg_advisory_xact_lock_shared(countercache.limit_lock(admit_report.limit_name, admit_report.key));
-    -- a new statement, so a new snapshot: it sees any change of the limit committed before the locks were granted
+    -- The limit's row FOR KEY SHARE, which admissions share and a change of the limit (FOR UPDATE) excludes, as a
+    -- foreign key check shares its parent row. A row lock, not an advisory lock: only the library's roles have the
+    -- right on limit_def that locking its rows needs, where any role could take an advisory lock and stall a limit.
+    PERFORM FROM countercache.limit_def l WHERE l.name = admit_report.limit_name FOR KEY SHARE;
+    -- a new statement, so a new snapshot: it sees any change of the limit committed before the lock was granted
     INSERT INTO countercache.limit_usage AS u (limit_name, key, period_start, admitted, attempted, last_admitted,
                                               max_admits)
     SELECT l.name, admit_report.key, countercache.period_start(l.period, l.time_zone, now()),

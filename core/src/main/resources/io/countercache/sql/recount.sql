@@ -85,8 +85,10 @@ $fn$;
 -- its column + queue + dead letters + orphans by the same amount (writers through the capture triggers, target
 -- inserts and deletes through the target triggers; the rollup only moves amounts between the four), so the
 -- difference seen in S is exactly the drift of the transactions S sees, and transactions S does not see are counted
--- by their own deltas. Two recounts of one counter must not both correct the same drift: each takes the counter's
--- advisory lock before the statement that takes S, so the second one's S sees the first one's correction.
+-- by their own deltas. Two recounts of one counter must not both correct the same drift: each locks the counter's
+-- recount_job row before the statement that takes S, so the second one's S sees the first one's correction. (A row
+-- lock, not an advisory lock: locking a row needs a right on recount_job that only the library's roles have, where
+-- any role with a connection could take an advisory lock and hold every recount back.)
 -- The counter's dead letters in the range go back to the queue in the same statement (moving an amount keeps the
 -- sum), so a fixed cause is retried. Full argument: docs/architecture.md, "Maintenance is a correction".
 CREATE OR REPLACE FUNCTION countercache.recount_step(counter_id integer, max_targets integer DEFAULT countercache.default_batch_size())
@@ -109,13 +111,13 @@ BEGIN
         RAISE EXCEPTION 'countercache.recount: max_targets must be at least 1, got %', max_targets
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF NOT pg_try_advisory_xact_lock(1668248948, c.id) THEN
+    INSERT INTO countercache.recount_job AS j (counter_id) VALUES (c.id) ON CONFLICT ON CONSTRAINT recount_job_pkey DO NOTHING;
+    SELECT j.after_key INTO after_key FROM countercache.recount_job j WHERE j.counter_id = c.id FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
         done := false; targets := 0; corrected := 0;   -- another session is recounting this counter
         RETURN NEXT;
         RETURN;
     END IF;
-    INSERT INTO countercache.recount_job AS j (counter_id) VALUES (c.id) ON CONFLICT ON CONSTRAINT recount_job_pkey DO NOTHING;
-    SELECT j.after_key INTO after_key FROM countercache.recount_job j WHERE j.counter_id = c.id;
     upto := NULL;
     IF max_targets IS NOT NULL THEN
         EXECUTE format(
@@ -171,8 +173,10 @@ DECLARE
 BEGIN
     PERFORM countercache.require_read_committed('a recount',
         'run countercache.recount in a READ COMMITTED transaction (the default)');
-    PERFORM pg_advisory_xact_lock(1668248948, recount.counter_id);
-    DELETE FROM countercache.recount_job j WHERE j.counter_id = recount.counter_id;
+    -- from the first key, under the job's row lock: waits for a recount of this counter in another session
+    INSERT INTO countercache.recount_job AS j (counter_id) VALUES (recount.counter_id)
+    ON CONFLICT ON CONSTRAINT recount_job_pkey DO UPDATE SET after_key = NULL, targets = 0, corrected = 0,
+                                                           updated_at = NULL;
     SELECT s.corrected INTO fixed FROM countercache.recount_step(recount.counter_id, NULL) s;
     RETURN fixed;
 END
@@ -190,30 +194,58 @@ AS $fn$
                                                            requested_at = now(), updated_at = NULL
 $fn$;
 
--- Runs every requested recount to its end in batches of max_targets target keys, committing after each batch, so
--- no transaction is long and a stopped run resumes where it was, and rolls up after each batch, so that with no
--- other load the counters read exact when it returns. CALL it outside a transaction block (autocommit).
--- (A procedure with a SET clause cannot commit, so it pins search_path for each of its transactions itself.)
-CREATE OR REPLACE PROCEDURE countercache.run_recounts(max_targets integer DEFAULT countercache.default_batch_size())
+-- One batch of the oldest requested recount that can run now (see recount_step): the counter, whether it is done,
+-- and how many target rows it checked and corrected; no row when none can. A recount another session holds is
+-- passed over, and so is one whose tables are locked (an application's LOCK TABLE, a migration): its statement gives
+-- up after the lock timeout, and the next job is tried. So the worker that calls it between rounds never waits long
+-- for an application, and one locked table holds back neither the other recounts nor the rollup.
+CREATE OR REPLACE FUNCTION countercache.recount_next(max_targets integer DEFAULT countercache.default_batch_size())
+RETURNS TABLE (counter_id integer, done boolean, targets bigint, corrected bigint)
 LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '200ms'
 AS $fn$
 DECLARE
     job integer;
-    s record;
 BEGIN
-    LOOP
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-        SELECT j.counter_id INTO job FROM countercache.recount_job j ORDER BY j.requested_at, j.counter_id LIMIT 1;
-        EXIT WHEN NOT FOUND;
-        SELECT * INTO s FROM countercache.recount_step(job, max_targets);
-        COMMIT;
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-        PERFORM countercache.rollup(max_targets);   -- apply the batch's corrections, so counters read exact at the end
-        COMMIT;
-        IF NOT s.done AND s.targets = 0 THEN
-            PERFORM pg_catalog.pg_sleep(0.05);   -- another session holds this counter's recount; let it go on
-        END IF;
+    FOR job IN SELECT j.counter_id FROM countercache.recount_job j ORDER BY j.requested_at, j.counter_id LOOP
+        BEGIN
+            RETURN QUERY SELECT job, s.done, s.targets, s.corrected FROM countercache.recount_step(job, max_targets) s
+                          WHERE s.done OR s.targets > 0;
+            IF FOUND THEN
+                RETURN;
+            END IF;
+        EXCEPTION WHEN lock_not_available THEN
+            NULL;   -- a table of this counter is locked: the next job now, this one on a later call
+        END;
     END LOOP;
 END
 $fn$;
 
+-- Runs every requested recount to its end in batches of max_targets target keys, committing after each batch, so
+-- no transaction is long and a stopped run resumes where it was, and rolls up after each batch, so that with no
+-- other load the counters read exact when it returns. CALL it outside a transaction block (autocommit).
+-- (A procedure with a SET clause cannot commit, so it pins search_path for each of its transactions itself, first
+-- thing after each COMMIT; what it evaluates before that names pg_catalog's operators.)
+CREATE OR REPLACE PROCEDURE countercache.run_recounts(max_targets integer DEFAULT countercache.default_batch_size())
+LANGUAGE plpgsql
+AS $fn$
+DECLARE
+    stepped bigint;
+BEGIN
+    LOOP
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        EXIT WHEN NOT EXISTS (SELECT FROM countercache.recount_job);
+        SELECT count(*) INTO stepped FROM countercache.recount_next(max_targets);
+        COMMIT;
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        -- apply the batch's corrections, so counters read exact at the end (rollup() would start another batch)
+        PERFORM FROM countercache.rollup_report(max_targets, false);
+        COMMIT;
+        IF stepped OPERATOR(pg_catalog.=) 0 THEN
+            -- every recount is held by another session or its tables are locked; let them go on
+            PERFORM pg_catalog.pg_sleep(0.05);
+        END IF;
+    END LOOP;
+END
+$fn$;

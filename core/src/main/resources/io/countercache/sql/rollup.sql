@@ -83,7 +83,9 @@ $fn$;
 -- Poison: if a table's statement fails it is retried key by key, each in a subtransaction; for a key that still
 -- fails, each of its counters is tried alone in a subtransaction that is always rolled back, and the accepted ones
 -- are applied in one update. A refused counter's deltas go to countercache.dead_letter with the error, unless an
--- older delta of the same counter and target is still queued (another round holds it): then they go back to the
+-- older delta of the same counter and target is still queued (another round holds it) or an amount of them sits in
+-- a slot (a writer holds it, or it waits for the next flush; a slot has no place in the queue's order, so it may be
+-- older): then they go back to the
 -- queue under their own ids, to be applied after it. Transient failures (deadlock, serialization, lock timeout,
 -- resources, shutdown) abort the round.
 CREATE OR REPLACE FUNCTION countercache.rollup_report(max_deltas integer DEFAULT countercache.default_batch_size(), with_keys boolean DEFAULT true)
@@ -240,6 +242,9 @@ BEGIN
                                            WHERE x.counter_id = q.counter_id AND x.%1$I = q.k AND x.id < q.id)
                                OR EXISTS (SELECT 1 FROM countercache.delta_unlogged x
                                            WHERE x.counter_id = q.counter_id AND x.%1$I = q.k AND x.id < q.id)
+                               -- a slot's amount has no place in the queue's order: it may be older
+                               OR EXISTS (SELECT 1 FROM countercache.slot x
+                                           WHERE x.counter_id = q.counter_id AND x.%1$I = q.k AND x.n <> 0)
                        ), requeued AS (
                            INSERT INTO countercache.delta (id, counter_id, %1$I, delta, enqueued_at) OVERRIDING SYSTEM VALUE
                            SELECT q.id, q.counter_id, q.k, q.delta, q.enqueued_at FROM q
@@ -296,10 +301,20 @@ $fn$;
 -- Applies at most max_deltas queued deltas and returns how many it consumed (0 when there is nothing to do).
 CREATE OR REPLACE FUNCTION countercache.rollup(max_deltas integer DEFAULT countercache.default_batch_size())
 RETURNS bigint
-LANGUAGE sql
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT coalesce(sum(r.consumed), 0)::bigint FROM countercache.rollup_report(max_deltas, false) r
+DECLARE
+    consumed bigint;
+BEGIN
+    SELECT coalesce(sum(r.consumed), 0)::bigint INTO consumed FROM countercache.rollup_report(max_deltas, false) r;
+    -- what a worker does between rounds, so that a rollup scheduled from SQL alone (pg_cron) also runs the
+    -- recounts a crash of the unlogged queue, a changed definition or a repair asked for
+    IF consumed < max_deltas AND EXISTS (SELECT FROM countercache.recount_job) THEN
+        PERFORM countercache.recount_next(max_deltas);
+    END IF;
+    RETURN consumed;
+END
 $fn$;
 
 -- The state of the queue, for workers, health checks and tools: deltas waiting (in either queue, and non-zero

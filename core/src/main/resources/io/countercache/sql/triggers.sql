@@ -39,7 +39,8 @@ END
 $fn$;
 
 -- (Re)builds every trigger of the library on one table from the catalog, each kind the table has counters of, and
--- drops the kinds it no longer has. Under a lock that keeps the table's writers out until commit (milliseconds), so
+-- drops the kinds it no longer has. The triggers fire ALWAYS, so a session with session_replication_role = replica
+-- (a superuser's bulk load, a logical replication apply worker) is counted too: see docs/security.md. Under a lock that keeps the table's writers out until commit (milliseconds), so
 -- that each write is counted by either the old triggers or the new ones. Does nothing for a table that is missing.
 CREATE OR REPLACE FUNCTION countercache.install_triggers(tbl_schema name, tbl name)
 RETURNS void
@@ -53,11 +54,13 @@ DECLARE
     fn name;
     columns text[];
     s record;
+    guard text := coalesce(current_setting('countercache.ddl_guard', true), '');
 BEGIN
     IF to_regclass(qualified) IS NULL THEN
         RETURN;
     END IF;
     EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', qualified);
+    PERFORM set_config('countercache.ddl_guard', 'off', true);   -- the guards would see the triggers half built
     FOREACH each_kind IN ARRAY ARRAY['capture', 'target', 'via'] LOOP
         cs := ARRAY(SELECT k FROM countercache.counter k
                      WHERE (each_kind = 'capture' AND k.source_schema = tbl_schema AND k.source_table = tbl)
@@ -84,8 +87,11 @@ BEGIN
                        '{changed}', coalesce((SELECT string_agg(format('OLD.%1$I IS DISTINCT FROM NEW.%1$I', x), ' OR ')
                                                 FROM unnest(columns) x), ''))
                 || format(' EXECUTE FUNCTION countercache.%I()', fn);
+            -- ALWAYS: also under session_replication_role = replica, which would otherwise skip them unseen
+            EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', qualified, s.name);
         END LOOP;
     END LOOP;
+    PERFORM set_config('countercache.ddl_guard', guard, true);
     PERFORM countercache.drop_unused_trigger_functions();
 END
 $fn$;

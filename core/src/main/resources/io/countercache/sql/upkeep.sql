@@ -61,7 +61,12 @@ BEGIN
     IF EXISTS (SELECT 1 FROM countercache.unlogged_marker) THEN
         RETURN 0;
     END IF;
-    LOCK TABLE countercache.unlogged_marker IN EXCLUSIVE MODE;   -- one rollup acts; the others wait, then see it
+    -- one rollup acts; another that meets the missing marker meanwhile goes on (the first asks for the recounts)
+    BEGIN
+        LOCK TABLE countercache.unlogged_marker IN EXCLUSIVE MODE NOWAIT;
+    EXCEPTION WHEN lock_not_available THEN
+        RETURN 0;
+    END;
     IF EXISTS (SELECT 1 FROM countercache.unlogged_marker) THEN
         RETURN 0;
     END IF;

@@ -15,18 +15,22 @@ BEGIN
             SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
         ) s GROUP BY c, k HAVING sum(d) <> 0;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, coalesce(shop_line.amount, 0)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0;
+        SELECT p.c, p.k, q.d FROM (SELECT c, k, sum(d) AS d FROM (
+            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0) p,
+            LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
+                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q;
     ELSIF TG_OP = 'DELETE' THEN
         INSERT INTO countercache.delta (counter_id, target_uuid, delta)
         SELECT c, k, sum(d) AS d FROM (
             SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
         ) s GROUP BY c, k HAVING sum(d) <> 0;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -coalesce(shop_line.amount, 0)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0;
+        SELECT p.c, p.k, q.d FROM (SELECT c, k, sum(d) AS d FROM (
+            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0) p,
+            LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
+                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q;
     ELSIF TG_OP = 'UPDATE' THEN
         INSERT INTO countercache.delta (counter_id, target_uuid, delta)
         SELECT c, k, sum(d) AS d FROM (
@@ -35,11 +39,13 @@ BEGIN
             SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
         ) s GROUP BY c, k HAVING sum(d) <> 0;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, coalesce(shop_line.amount, 0)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        SELECT p.c, p.k, q.d FROM (SELECT c, k, sum(d) AS d FROM (
+            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -coalesce(shop_line.amount, 0)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0;
+            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0) p,
+            LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
+                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q;
     ELSIF TG_OP = 'TRUNCATE' THEN
         -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
         PERFORM countercache.require_read_committed('TRUNCATE of public.shop_line',
@@ -49,9 +55,11 @@ BEGIN
             SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
         ) s GROUP BY c, k HAVING sum(d) <> 0;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -coalesce(shop_line.amount, 0)::bigint AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0;
+        SELECT p.c, p.k, q.d FROM (SELECT c, k, sum(d) AS d FROM (
+            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -coalesce(shop_line.amount, 0)::numeric AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0) p,
+            LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
+                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q;
     END IF;
     RETURN NULL;
 END

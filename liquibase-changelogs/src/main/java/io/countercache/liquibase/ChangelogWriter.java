@@ -47,7 +47,7 @@ public final class ChangelogWriter {
             out.append("\n-- changeset ").append(AUTHOR).append(':').append(unit.id())
                     .append(unit.everyTime() ? " runAlways:true runInTransaction:false" : " runOnChange:true")
                     .append(" splitStatements:false rollbackSplitStatements:false\n");
-            out.append("-- comment: ").append(unit.description().replace('\n', ' ')).append('\n');
+            out.append("-- comment: ").append(unit.description().replaceAll("\\p{Cntrl}", " ")).append('\n');
             out.append(unit.sql().strip()).append('\n');
             out.append("-- rollback ").append(unit.rollback() == null ? "empty" : unit.rollback()).append('\n');
         }

@@ -233,6 +233,36 @@ class LiquibaseChangelogIT {
                 .hasMessageContaining("@CounterCache on Article.remarks: source table public.blog_remark does not exist");
     }
 
+    /**
+     * Names and conditions are data in the changelog, never lines of it: a table named with a line break and a
+     * changeset directive, a condition that smuggles in a rollback, and a table named in emoji past 63 bytes of
+     * function name all install as they are, and count.
+     */
+    @Test
+    void namesAndConditionsCannotAddLinesToTheChangelog() throws Exception {
+        String evil = "evil\n-- changeset x:y\nDROP TABLE blog_user;";
+        String emoji = "\uD83D\uDE00".repeat(15);   // 60 bytes
+        db.execute("CREATE TABLE \"" + evil + "\" (id bigserial PRIMARY KEY, article_id bigint);"
+                + "CREATE TABLE \"" + emoji + "\" (id bigserial PRIMARY KEY, article_id bigint);"
+                + "INSERT INTO \"" + evil + "\" (article_id) VALUES (1), (1), (2);"
+                + "INSERT INTO \"" + emoji + "\" (article_id) VALUES (3)");
+        List<CounterDefinition> counters = List.of(
+                new CounterDefinition("Article.evil", ARTICLE, "id", KeyType.BIGINT, "evil", "bigint",
+                        new TableName("public", evil), "article_id", "article_id > 0 /*\n-- rollback DROP TABLE blog_user\n*/", null),
+                new CounterDefinition("Article.smiles", ARTICLE, "id", KeyType.BIGINT, "smiles", "bigint",
+                        new TableName("public", emoji), "article_id", null, null));
+        String changelog = ChangelogWriter.render(counters, null);
+        assertThat(changelog.lines().filter(l -> l.startsWith("-- changeset ") || l.startsWith("-- rollback ")))
+                .allMatch(l -> l.startsWith("-- changeset countercache:") || l.startsWith("-- rollback SELECT countercache.")
+                        || l.startsWith("-- rollback DO $rollback$") || l.equals("-- rollback empty"));
+        apply(counters);
+        db.execute("INSERT INTO \"" + evil + "\" (article_id) VALUES (1); INSERT INTO \"" + emoji + "\" (article_id) VALUES (3);"
+                + "SELECT countercache.rollup(1000)");
+        assertThat(db.queryRows("SELECT id, evil, smiles FROM blog_article WHERE id <= 3 ORDER BY id"))
+                .containsExactly(List.of("1", "3", "0"), List.of("2", "1", "0"), List.of("3", "0", "2"));
+        assertThat(db.queryLong("SELECT count(*) FROM blog_user")).as("blog_user is still there").isEqualTo(10);
+    }
+
     @Test
     void theChangelogIsDeterministic() {
         List<CounterDefinition> a = List.of(USER_PUBLIC, articleCounter("total_comments", null));

@@ -1,7 +1,7 @@
 -- Version 2: trigger functions are generated in the database from the catalog (install_triggers); a counter is
 -- defined by its catalog row (define_counter(jsonb), counter_problems(counter)), which now records the column's
 -- declared type; and the schema's version is a number (installed_version, schema_digest) where version 1 had a digest
--- named schema_version.
+-- named schema_version; limit and recount locks are row locks, so limit_lock goes.
 ALTER TABLE countercache.counter ADD COLUMN column_type text;
 UPDATE countercache.counter k
    SET column_type = coalesce((SELECT pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a
@@ -16,3 +16,4 @@ DROP FUNCTION IF EXISTS countercache.define_counter(integer, text, text, name, n
                                                     name, integer);
 DROP FUNCTION IF EXISTS countercache.counter_problems(text, name, name, name, text, name, text, name, name, name, text,
                                                       name, text, integer, name, name, name, text, name, integer);
+DROP FUNCTION IF EXISTS countercache.limit_lock(text, text);

@@ -1,0 +1,232 @@
+package io.countercache;
+
+import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.Installation;
+import io.countercache.spi.KeyType;
+import io.countercache.spi.LimitDefinition;
+import io.countercache.spi.TableName;
+import io.countercache.testing.Await;
+import io.countercache.testing.Sessions;
+import io.countercache.testing.TestDatabase;
+import io.countercache.testing.TestPostgres;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A hostile review's findings, each as it was attacked: a role with no grant at all cannot stall a limit or a recount,
+ * an application's lock does not stall the rollup, an application (or a migrator) cannot switch capture off unseen,
+ * a condition cannot run code the application controls, a crash of the unlogged queue heals under a rollup run from
+ * SQL alone, and a slotted counter with a CHECK does not dead-letter a delta an older slot amount would have allowed.
+ */
+class HostileIT {
+
+    private TestDatabase db;
+
+    @BeforeEach
+    void schema() throws Exception {
+        db = TestPostgres.newDatabase(HostileIT.class);
+        BlogSchema.create(db);
+        try (Connection c = db.dataSource().getConnection()) {
+            Installation.apply(c, Installation.units(BlogSchema.ALL,
+                    List.of(new LimitDefinition("test", "calls", "1 day", 100, "UTC", 2))));
+        }
+        db.execute("""
+                DO $$ BEGIN
+                    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'nobody') THEN
+                        CREATE ROLE nobody LOGIN PASSWORD 'nobody';
+                    END IF;
+                    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'careless_app') THEN
+                        CREATE ROLE careless_app LOGIN PASSWORD 'app';
+                    END IF;
+                END $$;
+                GRANT USAGE, CREATE ON SCHEMA public TO careless_app;
+                GRANT ALL ON ALL TABLES IN SCHEMA public TO careless_app;   -- TRIGGER included
+                GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO careless_app;
+                INSERT INTO blog_user (id) VALUES (1); INSERT INTO blog_article (id) VALUES (1), (2);
+                INSERT INTO tag (id) VALUES (1);
+                """);
+    }
+
+    private Connection as(String user, String password) throws SQLException {
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setUrl(db.jdbcUrl());
+        ds.setUser(user);
+        ds.setPassword(password);
+        return ds.getConnection();
+    }
+
+    private static void run(Connection c, String sql) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.execute(sql);
+        }
+    }
+
+    /** Finding 1: advisory locks live in one namespace every role shares; the library's locks are row locks now. */
+    @Test
+    void aRoleWithNoGrantCannotStallALimitOrARecount() throws Exception {
+        int id = BlogSchema.ARTICLE_COMMENTS.id();
+        try (Connection nobody = as("nobody", "nobody"); Sessions sessions = new Sessions(db.dataSource())) {
+            // the keys the limit and the recount locks had: a limit's name hashed, a counter's id
+            run(nobody, "SELECT pg_advisory_lock(hashtextextended('calls', 1668248948));"
+                    + "SELECT pg_advisory_lock(hashtextextended('calls' || E'\\x01' || 'k', 1668248948));"
+                    + "SELECT pg_advisory_lock(1668248948, " + id + ")");
+            Sessions.Session s = sessions.open("migrator");
+            // run() fails the test if the statement waits for a lock
+            assertThat(s.run("SELECT countercache.admit('calls', 'k')")).containsExactly(List.of("t"));
+            assertThat(s.queryLong("SELECT countercache.recount(" + id + ")")).isZero();
+            s.run("SELECT countercache.request_recount(" + id + ")");
+            s.run("CALL countercache.run_recounts()");
+            assertThat(s.queryLong("SELECT count(*) FROM countercache.recount_job")).isZero();
+            // nor can it take the locks the library does take now
+            assertThatThrownBy(() -> run(nobody, "SELECT * FROM countercache.recount_job FOR UPDATE"))
+                    .hasMessageContaining("permission denied");
+            assertThatThrownBy(() -> run(nobody, "SELECT * FROM countercache.limit_def FOR KEY SHARE"))
+                    .hasMessageContaining("permission denied");
+        }
+    }
+
+    /** Finding 3: a recount whose table an application locked is passed over; the rollup goes on. */
+    @Test
+    void anApplicationsLockOnASourceStallsNeitherTheRollupNorTheOtherRecounts() throws Exception {
+        db.execute("SELECT countercache.request_recount(" + BlogSchema.ARTICLE_COMMENTS.id() + ")");
+        try (Sessions sessions = new Sessions(db.dataSource());
+             RollupWorker worker = RollupWorker.builder(db.dataSource()).pollInterval(Duration.ofMillis(5))
+                     .name("hostile-rollup").build()) {
+            Sessions.Session app = sessions.open("app");
+            app.run("BEGIN; LOCK TABLE blog_comment IN ACCESS EXCLUSIVE MODE");
+            worker.start();
+            db.execute("INSERT INTO tagging (tag_id) VALUES (1), (1), (1)");
+            Await.until("the rollup applies the tag's deltas while blog_comment is locked",
+                    () -> db.queryLong("SELECT uses FROM tag WHERE id = 1") == 3);
+            db.execute("SELECT countercache.request_recount(" + BlogSchema.TAG_USES.id() + ")");
+            Await.until("the tag's recount runs while the other one's table is locked",
+                    () -> db.queryLong("SELECT count(*) FROM countercache.recount_job WHERE counter_id = "
+                            + BlogSchema.TAG_USES.id()) == 0);
+            app.run("ROLLBACK");
+        }
+    }
+
+    /** Finding 4: capture cannot be switched off without an error, nor bypassed by replica mode. */
+    @Test
+    void captureCannotBeSwitchedOffUnseen() throws Exception {
+        try (Connection app = as("careless_app", "app")) {
+            run(app, "CREATE FUNCTION public.noop() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$");
+            assertThatThrownBy(() -> run(app, "CREATE OR REPLACE TRIGGER countercache_insert AFTER INSERT ON blog_comment"
+                    + " REFERENCING NEW TABLE AS countercache_new FOR EACH STATEMENT EXECUTE FUNCTION public.noop()"))
+                    .as("a role with the TRIGGER privilege replacing a capture trigger")
+                    .hasMessageContaining("countercache: CREATE TRIGGER would let writes go uncounted")
+                    .hasMessageContaining("countercache_insert calls another function");
+        }
+        assertThatThrownBy(() -> db.execute("ALTER TABLE blog_comment ENABLE REPLICA TRIGGER countercache_insert"))
+                .as("the migrator switching a trigger to replicas only")
+                .hasMessageContaining("countercache_insert fires for replicas only");
+        assertThatThrownBy(() -> db.execute("ALTER TABLE blog_comment DISABLE TRIGGER countercache_delete"))
+                .hasMessageContaining("countercache_delete is disabled");
+        db.execute("SET session_replication_role = replica;"
+                + " INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public');"
+                + " RESET session_replication_role");
+        assertThat(db.queryRows("SELECT * FROM countercache.installed_problems()")).isEmpty();
+        BlogSchema.assertExactAfterRollup(db);
+        assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE id = 1")).isOne();
+    }
+
+    /** Finding 2: a condition runs as the migrator, so it may not call what the application controls. */
+    @Test
+    void aConditionCallingAFunctionTheApplicationControlsIsRefused() throws Exception {
+        try (Connection app = as("careless_app", "app")) {
+            run(app, "CREATE FUNCTION public.visible(status text) RETURNS boolean LANGUAGE sql IMMUTABLE"
+                    + " AS $$ SELECT status = 'public' $$");
+        }
+        db.execute("CREATE FUNCTION public.shout(status text) RETURNS boolean LANGUAGE sql VOLATILE"
+                + " AS $$ SELECT status = 'public' $$;"
+                + "CREATE FUNCTION public.trusted(status text) RETURNS boolean LANGUAGE sql IMMUTABLE"
+                + " AS $$ SELECT status = 'public' $$");
+        TableName users = new TableName("public", "blog_user");
+        CounterDefinition app = new CounterDefinition("User.visible", users, "id", KeyType.BIGINT, "visible", "bigint",
+                BlogSchema.COMMENT, "creator_id", "public.visible(publish_status)", null);
+        CounterDefinition volatileOne = new CounterDefinition("User.shouted", users, "id", KeyType.BIGINT, "shouted",
+                "bigint", BlogSchema.COMMENT, "creator_id", "public.shout(publish_status)", null);
+        assertThatThrownBy(() -> BlogSchema.install(db, List.of(app, volatileOne)))
+                .hasMessageContaining("@CounterCache on User.visible: where = \"public.visible(publish_status)\" calls"
+                        + " public.visible(text) (owned by careless_app)")
+                .hasMessageContaining("@CounterCache on User.shouted: where = \"public.shout(publish_status)\" calls"
+                        + " public.shout(text) (VOLATILE)")
+                .hasMessageContaining("call only IMMUTABLE or STABLE functions owned by a superuser");
+        CounterDefinition trusted = new CounterDefinition("User.trusted", users, "id", KeyType.BIGINT, "trusted",
+                "bigint", BlogSchema.COMMENT, "creator_id", "public.trusted(publish_status)", null);
+        BlogSchema.install(db, List.of(trusted));
+    }
+
+    /** Finding 7: the unlogged queue lost, with rollups run from SQL only (pg_cron), still ends exact. */
+    @Test
+    void aLostUnloggedQueueHealsUnderARollupRunFromSqlAlone() throws Exception {
+        BlogSchema.install(db, BlogSchema.ALL.stream().map(c -> c.withStrategy(Strategy.UNLOGGED, 0)).toList());
+        db.execute("CALL countercache.run_recounts()");
+        db.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status) SELECT 1, 1 + g % 2, 'public'"
+                + " FROM generate_series(1, 50) g");
+        // what a crash does to unlogged tables
+        db.execute("TRUNCATE countercache.delta_unlogged; TRUNCATE countercache.unlogged_marker");
+        try (Sessions sessions = new Sessions(db.dataSource())) {
+            Sessions.Session first = sessions.open("first round");
+            first.run("BEGIN; SELECT count(*) FROM countercache.rollup_report(1000)");   // holds the marker's lock
+            Sessions.Session second = sessions.open("second round");
+            second.run("SELECT countercache.rollup(1000)");   // goes on: neither waits nor fails
+            first.run("COMMIT");
+        }
+        for (int i = 0; i < 20 && db.queryLong("SELECT count(*) FROM countercache.recount_job") > 0; i++) {
+            db.execute("SELECT countercache.rollup(1000)");
+        }
+        BlogSchema.assertExactAfterRollup(db);
+    }
+
+    /** Finding 8: a refused delta waits for the amounts of its counter and target that sit in slots. */
+    @Test
+    void aSlottedDeltaThatACheckRefusesWaitsForTheAmountAWriterHoldsInASlot() throws Exception {
+        BlogSchema.install(db, BlogSchema.ALL.stream()
+                .map(c -> c == BlogSchema.ARTICLE_COMMENTS ? c.withStrategy(Strategy.SLOTTED, 4) : c).toList());
+        db.execute("CALL countercache.run_recounts()");
+        db.execute("ALTER TABLE blog_article ADD CONSTRAINT never_negative CHECK (total_comments >= 0);"
+                + "INSERT INTO blog_comment (id, creator_id, article_id, publish_status) VALUES (1, 1, 1, 'public')");
+        try (Sessions sessions = new Sessions(db.dataSource())) {
+            Sessions.Session writer = sessions.open("writer");
+            writer.run("BEGIN; INSERT INTO blog_comment (id, creator_id, article_id, publish_status)"
+                    + " VALUES (2, 1, 1, 'public')");   // holds the slot with the committed +1
+            Sessions.Session deleter = sessions.open("deleter");
+            deleter.run("DELETE FROM blog_comment WHERE id = 1");   // its -1 opens another slot
+            while (db.queryLong("SELECT countercache.rollup(1000)") > 0) {
+                // flush the -1's slot and try it: the CHECK refuses 0 - 1
+            }
+            assertThat(db.queryLong("SELECT count(*) FROM countercache.dead_letter")).as("dead letters").isZero();
+            writer.run("COMMIT");
+        }
+        BlogSchema.assertExactAfterRollup(db);
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.dead_letter")).isZero();
+    }
+
+    /** Finding 6: the smallest bigint in a summed column can be deleted, updated and truncated, and stays exact. */
+    @Test
+    void theSmallestBigintInASummedColumnCanBeTakenBack() {
+        String order = "'00000000-0000-0000-0000-000000000001'";
+        db.execute("INSERT INTO shop_order (id) VALUES (" + order + ");"
+                + "INSERT INTO shop_line (order_id, amount) VALUES (" + order + ", -9223372036854775808);"
+                + "SELECT countercache.rollup(1000);"
+                + "UPDATE shop_line SET amount = -9223372036854775807;"
+                + "UPDATE shop_line SET amount = -9223372036854775808;"
+                + "DELETE FROM shop_line;"
+                + "INSERT INTO shop_line (order_id, amount) VALUES (" + order + ", -9223372036854775808);"
+                + "TRUNCATE shop_line;"
+                + "INSERT INTO shop_line (order_id, amount) VALUES (" + order + ", -9223372036854775808), (" + order + ", 5)");
+        BlogSchema.assertExactAfterRollup(db);
+        assertThat(db.queryLong("SELECT total FROM shop_order")).isEqualTo(Long.MIN_VALUE + 5);
+    }
+}
