@@ -34,8 +34,8 @@ import java.lang.annotation.Target;
 @Target(ElementType.FIELD)
 public @interface CounterCache {
 
-    /** The entity whose rows are counted, for example {@code Comment.class}. */
-    Class<?> source();
+    /** The entity whose rows are counted, for example {@code Comment.class}; with {@link #via()}. */
+    Class<?> source() default void.class;
 
     /**
      * The many-to-one attribute of {@link #source()} that points at this entity, for example {@code "article"}; or a
@@ -43,7 +43,16 @@ public @interface CounterCache {
      * article, and moving an article to another blog moves its comments' counts. The source's many-to-one to the
      * middle entity needs a foreign key constraint (Hibernate creates one unless told not to).
      */
-    String via();
+    String via() default "";
+
+    /**
+     * Instead of {@link #source()} and {@link #via()}: a collection attribute of this entity whose elements are
+     * counted, for a model that maps the relation on this side only, {@code @CounterCache(collection = "pets") long
+     * petCount;}. A {@code @OneToMany} with a join column (or {@code mappedBy}) counts the element rows, and
+     * {@link #where()} and {@link #sum()} read the element's columns; a {@code @OneToMany} or {@code @ManyToMany}
+     * through a join table counts the join table's rows, the element's links.
+     */
+    String collection() default "";
 
     /**
      * A SQL boolean expression over the source table's columns, by their database names; only rows for which it is

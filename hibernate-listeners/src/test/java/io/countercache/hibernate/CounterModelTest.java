@@ -54,6 +54,22 @@ class CounterModelTest {
     }
 
     @Test
+    void aCollectionCounterThatCannotWorkSaysWhyAndWhatToDo() {
+        assertThatThrownBy(() -> EntityModel.counters(List.of(Kennel.class, Pet.class), Map.of()))
+                .hasMessageContaining("4 @CounterCache problems")
+                .hasMessageContaining("@CounterCache on Kennel.dogs: collection = \"dogs\" is not a collection of Kennel;"
+                        + " Kennel has [residents]")
+                .hasMessageContaining("@CounterCache on Kennel.cats: collection = \"residents\" goes through the join"
+                        + " table public.kennel_pet, which holds links, not the elements' columns; count it without where"
+                        + " and sum, or map the collection with a join column (@JoinColumn) or count from the element"
+                        + " entity with source and via")
+                .hasMessageContaining("@CounterCache on Kennel.both: collection = \"residents\" names what is counted;"
+                        + " leave out source and via")
+                .hasMessageContaining("@CounterCache on Kennel.nothing: name what is counted: source and via (source ="
+                        + " Comment.class, via = \"article\"), or a collection of Kennel (collection = \"comments\")");
+    }
+
+    @Test
     void everyBadDeclarationIsReportedWithTheFieldAndTheFix() {
         assertThatThrownBy(() -> EntityModel.counters(List.of(Post.class, Remark.class, Broken.class), Map.of()))
                 .isInstanceOf(CounterCacheException.class)

@@ -179,15 +179,20 @@ public final class CounterModel {
                     + target.getIdentifierProperty().getType().getReturnedClass().getSimpleName()
                     + "; counters need a Long, Integer or UUID identifier");
         }
+        if (!cc.collection().isBlank()) {
+            return new Declared(collectionCounter(metadata, target, who, cc, counter, columnType, keyType, strategy),
+                    target, counter);
+        }
+        if (cc.source() == void.class || cc.via().isBlank()) {
+            throw fail(who, "name what is counted: source and via (source = Comment.class, via = \"article\"), or a"
+                    + " collection of " + simpleName(target) + " (collection = \"comments\")");
+        }
         PersistentClass source = metadata.getEntityBinding(cc.source().getName());
         if (source == null) {
             throw fail(who, "source = " + cc.source().getSimpleName() + ".class is not an entity of this persistence"
                     + " unit; annotate it with @Entity and list it with the others");
         }
-        if (!(source instanceof RootClass) || source.hasSubclasses()) {
-            throw fail(who, "source = " + simpleName(source) + " is part of an inheritance hierarchy; counting"
-                    + " entities of a hierarchy is not supported yet, count a root entity without subclasses");
-        }
+        checkRoot(who, source);
         String sum = cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim());
         String[] path = cc.via().split("\\.", -1);
         if (path.length > 2) {
@@ -217,6 +222,69 @@ public final class CounterModel {
                 columnName(singleColumn(who, counter)), columnType, sourceTable, columnName(fk),
                 cc.where().isBlank() ? null : cc.where().trim(),
                 sum, strategy, cc.slots(), via), target, counter);
+    }
+
+    private static void checkRoot(String who, PersistentClass source) {
+        if (!(source instanceof RootClass) || source.hasSubclasses()) {
+            throw fail(who, "source = " + simpleName(source) + " is part of an inheritance hierarchy; counting"
+                    + " entities of a hierarchy is not supported yet, count a root entity without subclasses");
+        }
+    }
+
+    /**
+     * A counter of a collection the target maps: the element rows through the collection's join column, or the
+     * join table's rows (links) for a collection through one. Either way the counted table's column that points at
+     * the target is the collection's key, so the counter is an ordinary one of that table.
+     */
+    private static CounterDefinition collectionCounter(Metadata metadata, PersistentClass target, String who,
+                                                       CounterCache cc, Property counter, String columnType,
+                                                       KeyType keyType, Strategy strategy) {
+        String name = cc.collection().trim();
+        if (cc.source() != void.class || !cc.via().isBlank()) {
+            throw fail(who, "collection = \"" + name + "\" names what is counted; leave out source and via");
+        }
+        List<String> candidates = target.getPropertyClosure().stream()
+                .filter(p -> p.getValue() instanceof org.hibernate.mapping.Collection).map(Property::getName).sorted().toList();
+        Property p = null;
+        try {
+            p = target.getProperty(name);
+        } catch (MappingException e) {
+            // reported below with the candidates
+        }
+        if (p == null || !(p.getValue() instanceof org.hibernate.mapping.Collection c)) {
+            throw fail(who, "collection = \"" + name + "\" is not a collection of " + simpleName(target) + "; "
+                    + simpleName(target) + " has " + (candidates.isEmpty() ? "none" : candidates.toString()));
+        }
+        if (c.getReferencedPropertyName() != null || c.getKey().getColumnSpan() != 1) {
+            throw fail(who, "collection = \"" + name + "\" must join on " + simpleName(target)
+                    + "'s identifier with a single column");
+        }
+        if (!(c.getElement() instanceof org.hibernate.mapping.OneToMany) && !(c.getElement() instanceof ManyToOne)) {
+            throw fail(who, "collection = \"" + name + "\" holds values, not entities; count a collection of entities"
+                    + " (@OneToMany or @ManyToMany)");
+        }
+        String fk = columnName((Column) c.getKey().getSelectables().get(0));
+        String where = cc.where().isBlank() ? null : cc.where().trim();
+        if (c.isOneToMany()) {   // a join column in the element's table
+            PersistentClass element = metadata.getEntityBinding(((org.hibernate.mapping.OneToMany) c.getElement())
+                    .getReferencedEntityName());
+            checkRoot(who, element);
+            String sum = cc.sum().isBlank() ? null : sumColumn(who, element, cc.sum().trim());
+            return new CounterDefinition(who, tableName(metadata, target.getTable()),
+                    columnName(target.getIdentifier().getColumns().get(0)), keyType,
+                    columnName(singleColumn(who, counter)), columnType, tableName(metadata, element.getTable()), fk,
+                    where, sum, strategy, cc.slots(), null);
+        }
+        if (where != null || !cc.sum().isBlank()) {
+            throw fail(who, "collection = \"" + name + "\" goes through the join table "
+                    + tableName(metadata, c.getCollectionTable()) + ", which holds links, not the elements' columns;"
+                    + " count it without where and sum, or map the collection with a join column (@JoinColumn) or"
+                    + " count from the element entity with source and via");
+        }
+        return new CounterDefinition(who, tableName(metadata, target.getTable()),
+                columnName(target.getIdentifier().getColumns().get(0)), keyType,
+                columnName(singleColumn(who, counter)), columnType, tableName(metadata, c.getCollectionTable()), fk,
+                null, null, strategy, cc.slots(), null);
     }
 
     /** The column of the many-to-one {@code step} of {@code from} that points at {@code to}'s identifier. */

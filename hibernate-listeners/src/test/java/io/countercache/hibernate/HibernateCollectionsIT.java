@@ -1,0 +1,96 @@
+package io.countercache.hibernate;
+
+import io.countercache.hibernate.spi.EntityModel;
+import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.Installation;
+import io.countercache.testing.TestDatabase;
+import io.countercache.testing.TestPostgres;
+import jakarta.persistence.EntityManagerFactory;
+import org.hibernate.jpa.HibernatePersistenceConfiguration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Counters of collections mapped on the target only: a unidirectional {@code @OneToMany} with a join column counts
+ * the element rows (with a condition on their columns), a {@code @ManyToMany} counts its join table's links; through
+ * Hibernate, bulk JPQL and native SQL, with the boot check, ending exact.
+ */
+class HibernateCollectionsIT {
+
+    private static final List<Class<?>> MODEL = List.of(Owner.class, Pet.class, Club.class);
+    private static TestDatabase db;
+    private static EntityManagerFactory emf;
+
+    @BeforeAll
+    static void boot() throws Exception {
+        db = TestPostgres.newDatabase(HibernateCollectionsIT.class);
+        HibernatePersistenceConfiguration config = new HibernatePersistenceConfiguration("collections")
+                .managedClasses(MODEL.toArray(Class<?>[]::new))
+                .jdbcUrl(db.jdbcUrl()).jdbcCredentials(db.user(), db.password())
+                .property("hibernate.cache.use_second_level_cache", "false");
+        config.property("hibernate.hbm2ddl.auto", "create").property(CounterCacheSettings.VALIDATION, "none")
+                .createEntityManagerFactory().close();
+        try (java.sql.Connection c = db.dataSource().getConnection()) {
+            Installation.apply(c, Installation.units(EntityModel.counters(MODEL, Map.of())));
+        }
+        emf = new HibernatePersistenceConfiguration("collections")
+                .managedClasses(MODEL.toArray(Class<?>[]::new))
+                .jdbcUrl(db.jdbcUrl()).jdbcCredentials(db.user(), db.password())
+                .property("hibernate.cache.use_second_level_cache", "false")
+                .createEntityManagerFactory();   // validation on: the boot check passes
+    }
+
+    @AfterAll
+    static void close() {
+        emf.close();
+    }
+
+    @Test
+    void theDefinitionsCountTheElementTableOrTheJoinTable() {
+        assertThat(EntityModel.counters(MODEL, Map.of())).extracting(CounterDefinition::declaredBy,
+                        d -> d.source().toString(), CounterDefinition::sourceFk, CounterDefinition::condition)
+                .containsExactly(
+                        org.assertj.core.api.Assertions.tuple("Owner.cats", "public.pet", "owner_id", "kind = 'cat'"),
+                        org.assertj.core.api.Assertions.tuple("Owner.clubCount", "public.owner_club", "owner_id", null),
+                        org.assertj.core.api.Assertions.tuple("Owner.petCount", "public.pet", "owner_id", null));
+    }
+
+    @Test
+    void writesThroughTheParentsCollectionsBulkJpqlAndSqlAreCounted() {
+        emf.runInTransaction(em -> {
+            Owner owner = new Owner();
+            owner.id = 1L;
+            for (long i = 1; i <= 3; i++) {
+                Pet pet = new Pet();
+                pet.id = i;
+                pet.kind = i == 1 ? "dog" : "cat";
+                em.persist(pet);
+                owner.pets.add(pet);
+                Club club = new Club();
+                club.id = i;
+                em.persist(club);
+                owner.clubs.add(club);
+            }
+            em.persist(owner);
+        });
+        emf.runInTransaction(em -> {
+            Owner owner = em.find(Owner.class, 1L);
+            owner.pets.removeIf(p -> p.id == 2L);          // unlinks: the join column set to NULL
+            owner.clubs.removeIf(c -> c.id == 3L);        // deletes the link row
+            em.createQuery("UPDATE Pet p SET p.kind = 'cat' WHERE p.id = 1").executeUpdate();
+        });
+        db.execute("INSERT INTO pet (id, kind, owner_id) VALUES (4, 'cat', 1); INSERT INTO owner_club (owner_id, clubs_id) VALUES (1, 3)");
+        while (db.queryLong("SELECT countercache.rollup(1000)") > 0) {
+            // until the queue is empty
+        }
+        assertThat(db.queryRows("SELECT petcount, cats, clubcount FROM owner WHERE id = 1"))
+                .containsExactly(List.of("3", "3", "3"));
+        assertThat(db.queryRows("SELECT * FROM countercache.installed_problems()")).isEmpty();
+    }
+}

@@ -1,0 +1,34 @@
+package io.countercache.hibernate;
+
+import io.countercache.CounterCache;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.JoinColumn;
+import jakarta.persistence.ManyToMany;
+import jakarta.persistence.OneToMany;
+
+import java.util.HashSet;
+import java.util.Set;
+
+/** A model mapped on the parent only, as Spring PetClinic maps it: nothing points back from Pet or Club. */
+@Entity
+public class Owner {
+    @Id
+    Long id;
+
+    @OneToMany
+    @JoinColumn(name = "owner_id")
+    Set<Pet> pets = new HashSet<>();
+
+    @ManyToMany
+    Set<Club> clubs = new HashSet<>();
+
+    @CounterCache(collection = "pets")
+    long petCount;
+
+    @CounterCache(collection = "pets", where = "kind = 'cat'")
+    long cats;
+
+    @CounterCache(collection = "clubs")
+    long clubCount;
+}
