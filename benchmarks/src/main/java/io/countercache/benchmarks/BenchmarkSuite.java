@@ -136,6 +136,10 @@ public final class BenchmarkSuite {
                 System.out.println("10. counters along a path");
                 report.paths(s.paths());
             }
+            if (runs(only, "11")) {
+                System.out.println("11. server CPU per statement");
+                report.cpu(s.cpuPerStatement());
+            }
             report.write(String.format(Locale.ROOT, "%.0f", (System.nanoTime() - started) / 1e9));
             System.out.printf(Locale.ROOT, "Wrote %s (%.0f s)%n", out.resolve(profile.file()),
                     (System.nanoTime() - started) / 1e9);
@@ -290,6 +294,30 @@ public final class BenchmarkSuite {
                 goal("bulk " + ops[i] + ": library speed / bare", vsBare, ">= 0.85", vsBare >= 0.85);
                 goal("bulk " + ops[i] + ": library speed / depesz", vsDepesz, "> 1", vsDepesz > 1);
             }
+        }
+
+        void cpu(Map<String, Map<Variant, Double>> r) {
+            body.append("\n### 11. Server CPU per statement\n\n");
+            if (r.isEmpty()) {
+                body.append("Not measured: the server's processes cannot be read from here.\n");
+                return;
+            }
+            List<Variant> variants = List.copyOf(r.values().iterator().next().keySet());
+            body.append("One client per variant, one statement per transaction; the backend's own CPU time per statement")
+                    .append(" (µs, `/proc/<pid>/schedstat`), the variants alternating round by round, median round. The")
+                    .append(" cost of the counters is the difference to bare.\n\n| statement | ")
+                    .append(variants.stream().map(Variant::label).collect(Collectors.joining(" | ")))
+                    .append(" | library's added cost / depesz's |\n|---|").append("---:|".repeat(variants.size() + 1))
+                    .append("\n");
+            r.forEach((op, m) -> {
+                double bare = m.get(BARE), lib = m.get(LIBRARY), depesz = m.get(DEPESZ);
+                double ratio = (lib - bare) / Math.max(0.1, depesz - bare);
+                body.append("| ").append(op).append(" | ")
+                        .append(variants.stream().map(v -> String.format(Locale.ROOT, "%.1f", m.get(v)))
+                                .collect(Collectors.joining(" | ")))
+                        .append(String.format(Locale.ROOT, " | %.2fx |%n", ratio));
+                goal("server CPU, " + op + ": library / depesz", lib / depesz, "<= 1", lib <= depesz);
+            });
         }
 
         void rollup(int deltas, Map<Integer, Map<Variant, Double>> folds) throws Exception {

@@ -8,6 +8,7 @@ import io.countercache.spi.TableName;
 import io.countercache.spi.Via;
 import org.HdrHistogram.Histogram;
 
+import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -701,5 +702,99 @@ final class Scenarios {
             }
         }
         return results;
+    }
+
+    /**
+     * 11. Server CPU per statement: each variant's backend reads its own CPU time ({@code /proc/<pid>/schedstat},
+     * the first field, nanoseconds on CPU) around a loop of single-row statements in autocommit, the variants
+     * alternating round by round so that the machine's noise falls on all of them alike; the median round counts.
+     * Far less noisy than throughput, and it splits a write's cost from the client's and the network's. Empty when
+     * the server's processes cannot be read (a server on another machine).
+     */
+    Map<String, Map<Variant, Double>> cpuPerStatement() throws Exception {
+        List<Variant> variants = List.of(BARE, DEPESZ, DJANGO, LIBRARY);
+        int seeded = 50_000, perRound = quick ? 200 : 2_000, rounds = quick ? 3 : 7;
+        Map<Variant, Server.Db> dbs = new LinkedHashMap<>();
+        Map<Variant, Connection> connections = new LinkedHashMap<>();
+        Map<Variant, Long> pids = new LinkedHashMap<>();
+        Map<String, Map<Variant, List<Double>>> samples = new LinkedHashMap<>();
+        try {
+            for (Variant v : variants) {
+                Server.Db db = server.newDatabase("cpu_" + v.label());
+                dbs.put(v, db);
+                Connection c = db.connect();
+                connections.put(v, c);
+                v.setUp(c, USERS, ARTICLES);
+                db.execute("INSERT INTO blog_comment (creator_id, article_id, message, publish_status) SELECT 1 + g % "
+                        + USERS + ", 1 + g % " + ARTICLES + ", 'seed', CASE WHEN g % 3 = 0 THEN 'private' ELSE 'public' END"
+                        + " FROM generate_series(1, " + seeded + ") g");
+                db.execute("VACUUM ANALYZE");
+                try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
+                    rs.next();
+                    pids.put(v, rs.getLong(1));
+                }
+                if (!Files.isReadable(java.nio.file.Path.of("/proc/" + pids.get(v) + "/schedstat"))) {
+                    log("  server CPU: the server's processes are not readable here; skipped");
+                    return Map.of();
+                }
+            }
+            java.util.SplittableRandom random = new java.util.SplittableRandom(11);
+            Map<String, CpuOp> ops = new LinkedHashMap<>();
+            ops.put("insert", (c, v, i) -> v.insertComment(c, 1 + random.nextInt(ARTICLES), 1 + random.nextInt(USERS)));
+            ops.put("flip", (c, v, i) -> flip(c, v, 1 + random.nextInt(seeded / 2)));
+            ops.put("reparent", (c, v, i) -> reparent(c, v, 1 + random.nextInt(seeded / 2), 1 + random.nextInt(ARTICLES)));
+            ops.put("update, nothing counted", (c, v, i) -> untouched(c, 1 + random.nextInt(seeded / 2)));
+            ops.put("delete", (c, v, i) -> delete(c, v, seeded / 2 + i));
+            for (int round = 0; round <= rounds; round++) {   // round 0 warms caches and plans, and is not counted
+                for (var op : ops.entrySet()) {
+                    for (Variant v : variants) {
+                        Connection c = connections.get(v);
+                        c.setAutoCommit(true);
+                        long before = cpuNanos(pids.get(v));
+                        for (int i = 0; i < perRound; i++) {
+                            op.getValue().run(c, v, (long) round * perRound + i);
+                        }
+                        double micros = (cpuNanos(pids.get(v)) - before) / 1e3 / perRound;
+                        if (round > 0) {
+                            samples.computeIfAbsent(op.getKey(), k -> new LinkedHashMap<>())
+                                    .computeIfAbsent(v, k -> new ArrayList<>()).add(micros);
+                        }
+                    }
+                    dbs.get(LIBRARY).execute("SELECT countercache.rollup(1000000)");   // the queue stays short
+                }
+            }
+        } finally {
+            for (Connection c : connections.values()) {
+                c.close();
+            }
+            for (Server.Db db : dbs.values()) {
+                db.close();
+            }
+        }
+        Map<String, Map<Variant, Double>> medians = new LinkedHashMap<>();
+        samples.forEach((op, byVariant) -> byVariant.forEach((v, xs) -> {
+            List<Double> sorted = xs.stream().sorted().toList();
+            double median = sorted.get(sorted.size() / 2);
+            medians.computeIfAbsent(op, k -> new LinkedHashMap<>()).put(v, median);
+            log("  server CPU %-24s %-7s %7.1f µs per statement", op, v.label(), median);
+        }));
+        return medians;
+    }
+
+    private interface CpuOp {
+        void run(Connection c, Variant v, long i) throws SQLException;
+    }
+
+    /** A backend's CPU time so far, in nanoseconds (the first field of its schedstat). */
+    private static long cpuNanos(long pid) throws java.io.IOException {
+        return Long.parseLong(Files.readString(java.nio.file.Path.of("/proc/" + pid + "/schedstat")).split(" ")[0]);
+    }
+
+    /** An UPDATE that changes no counted column. */
+    private static void untouched(Connection c, long id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE blog_comment SET message = 'edited' WHERE id = ?")) {
+            ps.setLong(1, id);
+            ps.executeUpdate();
+        }
     }
 }

@@ -200,6 +200,36 @@ AS $fn$
              WHERE c.via_table IS NOT NULL) l
 $fn$;
 
+-- Skips an UPDATE that changed nothing any counter of cs reads: when every new row has an old row with its primary
+-- key and the same signature (per counter: the key it points at, its condition, its amount, the formula's pieces),
+-- every contribution the UPDATE takes back it adds again. One hash join of the two transition tables on the key,
+-- where the fold would read each once per counter. Empty for a table without a primary key.
+CREATE OR REPLACE FUNCTION countercache.unchanged_sql(cs countercache.counter[])
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN cardinality(k.keys) > 0 THEN format(
+               E'        IF NOT EXISTS (SELECT FROM (%1$s) n LEFT JOIN (%2$s) o ON %3$s AND o.sig IS NOT DISTINCT FROM n.sig\n'
+               || E'                        WHERE o.k1 IS NULL) THEN\n'
+               || E'            RETURN NULL;   -- nothing counted changed\n        END IF;\n',
+               format('SELECT %s, ROW(%s) AS sig FROM countercache_new AS %I', k.selected, s.sig, (cs[1]).source_table),
+               format('SELECT %s, ROW(%s) AS sig FROM countercache_old AS %I', k.selected, s.sig, (cs[1]).source_table),
+               k.joined) ELSE '' END
+      FROM (SELECT array_agg(a.attname ORDER BY a.attnum) AS keys,
+                   string_agg(format('%I.%I AS k%s', (cs[1]).source_table, a.attname, a.n), ', ' ORDER BY a.attnum) AS selected,
+                   string_agg(format('o.k%1$s = n.k%1$s', a.n), ' AND ' ORDER BY a.attnum) AS joined
+              FROM (SELECT a.attname, a.attnum, row_number() OVER (ORDER BY a.attnum) AS n
+                      FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+                     WHERE i.indrelid = to_regclass(format('%I.%I', (cs[1]).source_schema, (cs[1]).source_table))
+                       AND i.indisprimary) a) k,
+           (SELECT string_agg(format('%1$I.%2$I, (%3$s)%4$s', c.source_table, c.source_fk, coalesce(c.condition, 'true'),
+                                     CASE WHEN c.sum_column IS NULL THEN ''
+                                          ELSE format(', %I.%I', c.source_table, c.sum_column) END), ', ' ORDER BY c.name)
+                   AS sig
+              FROM unnest(cs) c) s
+$fn$;
+
 -- A counter column's values in rows (target rows: a transition table, or the table itself before a TRUNCATE) handed
 -- back to the queue with this sign, per key: a deleted row's counts go back to the queue and an inserted row's
 -- initial values come out of it, so a key's column, queue, dead letters and orphans always add up to its recount,
@@ -230,7 +260,7 @@ $fn$;
 -- can neither read, forge nor block it.
 CREATE OR REPLACE FUNCTION countercache.trigger_body(kind text, cs countercache.counter[])
 RETURNS text
-LANGUAGE plpgsql STABLE
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
@@ -260,7 +290,8 @@ BEGIN
             || E'    IF TG_OP = ''INSERT'' THEN\n' || countercache.capture_sql(cs, 'countercache_new', NULL)
             || E'    ELSIF TG_OP = ''DELETE'' THEN\n' || countercache.lock_vias_sql(cs, 'countercache_old')
             || countercache.capture_sql(cs, NULL, 'countercache_old')
-            || E'    ELSIF TG_OP = ''UPDATE'' THEN\n' || countercache.lock_vias_sql(cs, 'countercache_old')
+            || E'    ELSIF TG_OP = ''UPDATE'' THEN\n' || countercache.unchanged_sql(cs)
+            || countercache.lock_vias_sql(cs, 'countercache_old')
             || countercache.capture_sql(cs, 'countercache_new', 'countercache_old')
             || E'    ELSIF TG_OP = ''TRUNCATE'' THEN\n'
             || E'        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted\n'

@@ -52,6 +52,10 @@ BEGIN
             SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
         ) s GROUP BY c, k HAVING sum(d) <> 0;
     ELSIF TG_OP = 'UPDATE' THEN
+        IF NOT EXISTS (SELECT FROM (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_new AS blog_comment) n LEFT JOIN (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_old AS blog_comment) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig
+                        WHERE o.k1 IS NULL) THEN
+            RETURN NULL;   -- nothing counted changed
+        END IF;
         WITH s AS (
             SELECT c, k, sum(d) AS d FROM (
             SELECT 1341308473 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x

@@ -34,6 +34,10 @@ BEGIN
             SELECT 592141636 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.d FROM (SELECT review.product_id AS f, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
         ) s GROUP BY c, k HAVING sum(d) <> 0;
     ELSIF TG_OP = 'UPDATE' THEN
+        IF NOT EXISTS (SELECT FROM (SELECT review.id AS k1, ROW(review.product_id, (approved), review.product_id, (approved), review.stars, review.product_id, (approved), review.product_id, (true), review.stars) AS sig FROM countercache_new AS review) n LEFT JOIN (SELECT review.id AS k1, ROW(review.product_id, (approved), review.product_id, (approved), review.stars, review.product_id, (approved), review.product_id, (true), review.stars) AS sig FROM countercache_old AS review) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig
+                        WHERE o.k1 IS NULL) THEN
+            RETURN NULL;   -- nothing counted changed
+        END IF;
         PERFORM FROM public.product v WHERE v.id IN (SELECT x.product_id FROM countercache_old x)
             ORDER BY v.id FOR KEY SHARE OF v;
         INSERT INTO countercache.delta (counter_id, target_id, delta)

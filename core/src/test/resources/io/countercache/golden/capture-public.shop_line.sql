@@ -32,6 +32,10 @@ BEGIN
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
                        FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q;
     ELSIF TG_OP = 'UPDATE' THEN
+        IF NOT EXISTS (SELECT FROM (SELECT shop_line.id AS k1, ROW(shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price) AS sig FROM countercache_new AS shop_line) n LEFT JOIN (SELECT shop_line.id AS k1, ROW(shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price) AS sig FROM countercache_old AS shop_line) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig
+                        WHERE o.k1 IS NULL) THEN
+            RETURN NULL;   -- nothing counted changed
+        END IF;
         INSERT INTO countercache.delta (counter_id, target_uuid, delta)
         SELECT c, k, sum(d) AS d FROM (
             SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x

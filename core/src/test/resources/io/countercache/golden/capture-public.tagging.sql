@@ -55,6 +55,10 @@ BEGIN
             END IF;
         END LOOP;
     ELSIF TG_OP = 'UPDATE' THEN
+        IF NOT EXISTS (SELECT FROM (SELECT tagging.id AS k1, ROW(tagging.tag_id, (true)) AS sig FROM countercache_new AS tagging) n LEFT JOIN (SELECT tagging.id AS k1, ROW(tagging.tag_id, (true)) AS sig FROM countercache_old AS tagging) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig
+                        WHERE o.k1 IS NULL) THEN
+            RETURN NULL;   -- nothing counted changed
+        END IF;
         FOR r IN SELECT c, k, sum(d) AS d FROM (
             SELECT 314919807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.d FROM (SELECT tagging.tag_id AS f, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
             UNION ALL
