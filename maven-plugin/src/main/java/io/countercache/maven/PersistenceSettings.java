@@ -97,6 +97,7 @@ final class PersistenceSettings {
         Map<String, String> settings = new LinkedHashMap<>();
         try {
             DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+            factory.setNamespaceAware(true);   // else getElementsByTagNameNS finds nothing, in any namespace or none
             factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
             factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
             NodeList units = factory.newDocumentBuilder().parse(file.toFile()).getElementsByTagNameNS("*", "persistence-unit");

@@ -1,0 +1,40 @@
+package io.countercache.maven;
+
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The naming settings of a real persistence.xml, in the namespaces of JPA 3 (Jakarta) and JPA 2, and in none. */
+class PersistenceSettingsTest {
+
+    @TempDir
+    Path basedir;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"https://jakarta.ee/xml/ns/persistence", "http://xmlns.jcp.org/xml/ns/persistence", ""})
+    void theNamingStrategyOfTheFirstPersistenceUnitIsRead(String namespace) throws Exception {
+        Path xml = basedir.resolve("src/main/resources/META-INF/persistence.xml");
+        Files.createDirectories(xml.getParent());
+        Files.writeString(xml, """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <persistence %s version="3.0">
+                  <persistence-unit name="shop">
+                    <properties>
+                      <property name="hibernate.physical_naming_strategy"
+                                value="org.hibernate.boot.model.naming.PhysicalNamingStrategySnakeCaseImpl"/>
+                      <property name="jakarta.persistence.jdbc.url" value="jdbc:postgresql://localhost/shop"/>
+                    </properties>
+                  </persistence-unit>
+                </persistence>
+                """.formatted(namespace.isEmpty() ? "" : "xmlns=\"" + namespace + "\""));
+        assertThat(PersistenceSettings.read(basedir, getClass().getClassLoader()))
+                .containsEntry("hibernate.physical_naming_strategy",
+                        "org.hibernate.boot.model.naming.PhysicalNamingStrategySnakeCaseImpl")
+                .doesNotContainKey("jakarta.persistence.jdbc.url");
+    }
+}
