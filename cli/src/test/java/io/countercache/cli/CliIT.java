@@ -123,6 +123,15 @@ class CliIT {
     }
 
     @Test
+    void theJarSaysTheVersionTheBuildGaveIt() throws Exception {
+        String javaBin = ProcessHandle.current().info().command().orElse("java");
+        Process p = new ProcessBuilder(javaBin, "-jar", "target/countercache-cli.jar", "--version").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+        assertThat(p.waitFor()).isZero();
+        assertThat(out).matches("countercache \\d+\\.\\d+\\.\\d+.*");   // from the manifest, not a literal
+    }
+
+    @Test
     void statusShowsEachCounterAsTextOrJson() {
         Run json = cli("status", "--json");
         assertThat(json.exit()).isZero();
