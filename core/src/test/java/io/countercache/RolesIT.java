@@ -155,6 +155,8 @@ class RolesIT {
         db.execute(script("worker"));                              // the grant is back
         w.drain();
         run(worker, "SELECT countercache.recount(" + BlogSchema.USER_PUBLIC.id() + ")");
+        run(worker, "SELECT countercache.recount(" + BlogSchema.ARTICLE_LIKES.id() + ")");   // a sum of a column
+        run(worker, "SELECT countercache.recount(" + BlogSchema.ORDER_VALUE.id() + ")");     // a sum of money
         w.drain();
         BlogSchema.assertExactAfterRollup(db);
         assertThat(w.metrics().queueDepth()).isZero();

@@ -489,9 +489,11 @@ BEGIN
 END
 $fn$;
 
--- The rollback of one changeset of a table (Liquibase runs them in reverse): forgets its counters as prune does
--- (for a source table's changeset) and drops the table's triggers of one kind (capture, target or via). Counter
--- columns stay. Applying the changeset again defines the counters anew, so they are recounted.
+-- The rollback of one changeset of a table (Liquibase runs them in reverse): forgets the counters its changeset
+-- defined (a source table's; none for a target's or a middle table's), and rebuilds the table's triggers from the
+-- counters that remain, so that another changelog's counters on the same table go on counting; a table left with no
+-- counter of a kind loses those triggers. Counter columns stay. Applying the changeset again defines the counters
+-- anew, so they are recounted.
 CREATE OR REPLACE FUNCTION countercache.uninstall(kind text, tbl_schema name, tbl name, counter_ids integer[])
 RETURNS void
 LANGUAGE plpgsql
@@ -503,8 +505,7 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     PERFORM countercache.forget(counter_ids);
-    PERFORM countercache.drop_triggers(kind, tbl_schema, tbl);
-    PERFORM countercache.drop_unused_trigger_functions();
+    PERFORM countercache.install_triggers(tbl_schema, tbl);
 END
 $fn$;
 
@@ -2416,7 +2417,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'b1f9179b1505304c' $fn$;
+AS $fn$ SELECT '127dfb835980106c' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
