@@ -30,17 +30,17 @@ import static io.countercache.internal.Sql.literal;
  * over JDBC directly. The text is deterministic (sorted, no timestamps) so that a regenerated file diffs cleanly.
  *
  * <ol>
- *   <li>{@code countercache-schema}: the catalog, the queue and the functions;</li>
- *   <li>{@code countercache-check}: every counter checked against the database, so that one run reports every
- *       problem (the definitions below stop at their first);</li>
+ *   <li>{@code countercache-schema}: the upgrades the database lacks, in order, then every subsystem's functions
+ *       (see docs/architecture.md, "The database half");</li>
+ *   <li>{@code countercache-check}: every counter's definition checked against the database, so that one run
+ *       reports every problem (the definitions below stop at their first);</li>
  *   <li>one {@code countercache-source-<schema>.<table>} per source table: under a lock that keeps writers of the
- *       source out for the few milliseconds it takes, define (check, record, add the column, ask for a recount when
- *       new or changed) each counter it feeds, then (re)create the capture triggers that turn every write, and every
- *       TRUNCATE, into queued deltas;</li>
- *   <li>one {@code countercache-target-<schema>.<table>} per target table: the triggers that hand a deleted target
- *       row's counts back to the queue (and take an inserted row's), so that a key's deltas stay exact across a
- *       delete and a re-insert;</li>
- *   <li>{@code countercache-prune}: forget counters that are no longer declared;</li>
+ *       source out for the few milliseconds it takes, define each counter it feeds (its catalog row, as JSON), then
+ *       {@code install_triggers}, which builds the table's triggers from the catalog;</li>
+ *   <li>one {@code countercache-target-...} per target table and one {@code countercache-via-...} per middle table
+ *       of a path: {@code install_triggers} for that table;</li>
+ *   <li>{@code countercache-prune}: forget this changelog's counters that are no longer declared;</li>
+ *   <li>{@code countercache-limits}: define the limit counters and forget those no longer declared;</li>
  *   <li>{@code countercache-recount}: run the requested recounts in batches, each its own transaction, so that
  *       writers never wait for them. It runs on every update, outside a transaction.</li>
  * </ol>
