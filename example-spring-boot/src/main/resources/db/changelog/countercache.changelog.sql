@@ -79,7 +79,7 @@ BEGIN
 END
 $fn$;
 
-SELECT countercache.begin_upgrades(2);
+SELECT countercache.begin_upgrades(3);
 SELECT countercache.upgrade(1, $upgrade$
 -- Version 1: the tables of countercache 0.1 (the catalog, the queues, slots, parked deltas, recount jobs, limits).
 -- Runs once, on a database without them. An installation made before schema versions existed is taken to be at
@@ -254,6 +254,14 @@ DROP FUNCTION IF EXISTS countercache.define_counter(integer, text, text, name, n
 DROP FUNCTION IF EXISTS countercache.counter_problems(text, name, name, name, text, name, text, name, name, name, text,
                                                       name, text, integer, name, name, name, text, name, integer);
 DROP FUNCTION IF EXISTS countercache.limit_lock(text, text);
+$upgrade$);
+SELECT countercache.upgrade(3, $upgrade$
+-- Version 3: a capture chooses its work by the statement's size (sized_capture_sql), so the generators of capture
+-- statements take the mode they build for; their former signatures go, so that no call can reach them.
+DROP FUNCTION IF EXISTS countercache.capture_sql(countercache.counter[], text, text);
+DROP FUNCTION IF EXISTS countercache.deltas_sql(countercache.counter[], text, text);
+DROP FUNCTION IF EXISTS countercache.lock_vias_sql(countercache.counter[], text);
+DROP FUNCTION IF EXISTS countercache.unchanged_sql(countercache.counter[]);
 $upgrade$);
 
 -- The catalog: a counter's definition, checked and recorded (define_counter), and forgotten (forget, prune,
@@ -538,33 +546,88 @@ AS $fn$
            AND countercache.column_type(c.source_schema, c.source_table, c.sum_column) = 'bigint'::regtype
 $fn$;
 
--- The contribution formula: a query of (k, d), one row per row of rows (a relation: a transition table, the source
--- table, a subquery of it) that counts for counter c, with k the target key it counts for and d what it adds, times
--- sign, in the counter's units. A row counts when its foreign key is set and the counter's condition holds (judged on
--- the source row alone, aliased as the source table); with a path, k is the key its middle row points at now, or
--- the expression target when the caller knows it (a middle table's trigger, for the rows under OLD or NEW). The
--- comment names the counter, so that an error in its where or sum at run time names it too.
+-- The contribution formula, in three pieces that every reader of it shares: whether a row (aliased as the source
+-- table) counts for counter c at all: its foreign key is set and the counter's condition holds, judged on the source
+-- row alone;
+CREATE OR REPLACE FUNCTION countercache.counts_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format('%1$I.%2$I IS NOT NULL AND (%3$s)', c.source_table, c.source_fk, coalesce(c.condition, 'true'))
+$fn$;
+
+-- what it adds when it counts, times sign, in the counter's units;
+CREATE OR REPLACE FUNCTION countercache.amount_sql(c countercache.counter, sign integer)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN sign < 0 THEN '-' ELSE '' END
+        || CASE WHEN c.sum_column IS NULL THEN '1'
+                WHEN countercache.sums_bigint(c) THEN format('coalesce(%I.%I, 0)::numeric', c.source_table, c.sum_column)
+                ELSE countercache.units_sql(c, format('%I.%I', c.source_table, c.sum_column)) END
+$fn$;
+
+-- and the comment that names the counter in the queries that read the formula, so that an error in its where or sum
+-- at run time names it too.
+CREATE OR REPLACE FUNCTION countercache.named_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format('/* @CounterCache on %s */', regexp_replace(c.declared_by, '[^A-Za-z0-9_.$, ]', '_', 'g'))
+$fn$;
+
+-- The contributions of a relation: a query of (k, d), one row per row of rows (a transition table, the source table,
+-- a subquery of it) that counts for counter c, with k the target key it counts for and d what it adds, times sign.
+-- With a path, k is the key its middle row points at now (a join, which a statement of many rows reads once), or the
+-- expression target when the caller knows it (a middle table's trigger, for the rows under OLD or NEW).
 CREATE OR REPLACE FUNCTION countercache.contributions_sql(c countercache.counter, rows text, sign integer,
                                                           target text DEFAULT NULL)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format('SELECT /* @CounterCache on %s */ %s AS k, s.d FROM (', regexp_replace(c.declared_by,
-                  '[^A-Za-z0-9_.$, ]', '_', 'g'), CASE WHEN target IS NOT NULL THEN target
-                                                       WHEN c.via_table IS NULL THEN 's.f'
-                                                       ELSE format('v.%I', c.via_fk) END)
-        || format('SELECT %1$I.%2$I AS f, %3$s%4$s AS d FROM %5$s AS %1$I WHERE %1$I.%2$I IS NOT NULL AND (%6$s)',
-                  c.source_table, c.source_fk, CASE WHEN sign < 0 THEN '-' ELSE '' END,
-                  CASE WHEN c.sum_column IS NULL THEN '1'
-                       WHEN countercache.sums_bigint(c) THEN format('coalesce(%I.%I, 0)::numeric', c.source_table, c.sum_column)
-                       ELSE countercache.units_sql(c, format('%I.%I', c.source_table, c.sum_column)) END,
-                  rows, coalesce(c.condition, 'true'))
+    SELECT format('SELECT %s %s AS k, s.d FROM (', countercache.named_sql(c),
+                  CASE WHEN target IS NOT NULL THEN target
+                       WHEN c.via_table IS NULL THEN 's.f'
+                       ELSE format('v.%I', c.via_fk) END)
+        || format('SELECT %1$I.%2$I AS f, %3$s AS d FROM %4$s AS %1$I WHERE %5$s', c.source_table, c.source_fk,
+                  countercache.amount_sql(c, sign), rows, countercache.counts_sql(c))
         || ') s'
         || CASE WHEN target IS NOT NULL THEN format(' WHERE %s IS NOT NULL', target)
                 WHEN c.via_table IS NULL THEN ''
                 ELSE format(' JOIN %I.%I v ON v.%I = s.f WHERE v.%I IS NOT NULL', c.via_schema, c.via_table,
                             c.via_key, c.via_fk) END
+$fn$;
+
+-- The same formula for a statement that wrote one row: counter c's key and amount for the one row of rows (aliased
+-- as the source table) as columns k<i> and d<i>, the key NULL when the row does not count; a path's key is looked up
+-- in the middle table by its key, with no join.
+CREATE OR REPLACE FUNCTION countercache.row_contribution_sql(c countercache.counter, i integer, sign integer)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format('CASE WHEN %s %s THEN %s END AS k%s, %s AS d%4$s', countercache.named_sql(c),
+                  countercache.counts_sql(c),
+                  CASE WHEN c.via_table IS NULL THEN format('%I.%I', c.source_table, c.source_fk)
+                       ELSE format('(SELECT v.%I FROM %I.%I v WHERE v.%I = %I.%I)', c.via_fk, c.via_schema,
+                                   c.via_table, c.via_key, c.source_table, c.source_fk) END,
+                  i, countercache.amount_sql(c, sign))
+$fn$;
+
+-- Every counter of cs for the one row of rows, in one row (see row_contribution_sql).
+CREATE OR REPLACE FUNCTION countercache.row_contributions_sql(cs countercache.counter[], rows text, sign integer)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format('SELECT %s FROM %s AS %I',
+                  string_agg(countercache.row_contribution_sql(cs[i], i, sign), ', ' ORDER BY i), rows,
+                  (cs[1]).source_table)
+      FROM generate_subscripts(cs, 1) i
 $fn$;
 
 -- The contributions of one side of a change: a transition table (countercache_new, countercache_old), the whole
@@ -585,24 +648,49 @@ $fn$;
 
 -- Each counter's contributions from the rows added and removed (either side NULL), summed per counter (c) and
 -- target (k), so that a bulk statement yields one change per target and an update that changes nothing relevant none.
--- A sum of a bigint column (see sums_bigint) goes in parts of at most 2^62 each when it does not fit one delta.
-CREATE OR REPLACE FUNCTION countercache.deltas_sql(cs countercache.counter[], added text, removed text)
+CREATE OR REPLACE FUNCTION countercache.fold_sql(cs countercache.counter[], added text, removed text)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT E'SELECT c, k, sum(d) AS d FROM (\n            '
+        || string_agg(format('SELECT %s AS c, x.k, x.d FROM (%s) x', c.id, countercache.side_sql(c, s.side, s.sign)),
+                      E'\n            UNION ALL\n            ' ORDER BY c.name, s.sign DESC)
+        || E'\n        ) s GROUP BY c, k HAVING sum(d) <> 0'
+      FROM unnest(cs) c, (VALUES (added, 1), (removed, -1)) AS s(side, sign)
+     WHERE s.side IS NOT NULL
+$fn$;
+
+-- The deltas of a statement that inserted or deleted one row (rows holds at most one): the row's contributions
+-- (row_contributions_sql) turned into (c, k, d) rows by a VALUES list. No sort, no grouping, no join.
+CREATE OR REPLACE FUNCTION countercache.single_sql(cs countercache.counter[], rows text, sign integer)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format(E'SELECT v.c, v.k, v.d FROM (%s) r,\n            LATERAL (VALUES %s) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0',
+                  countercache.row_contributions_sql(cs, rows, sign),
+                  string_agg(format('(%s, r.k%s, r.d%2$s)', (cs[i]).id, i), ', ' ORDER BY i))
+      FROM generate_subscripts(cs, 1) i
+$fn$;
+
+-- The deltas of a statement: of one row inserted or deleted (single_sql) or folded (fold_sql). A sum of a bigint
+-- column (see sums_bigint) goes in parts of at most 2^62 each when it does not fit one delta.
+CREATE OR REPLACE FUNCTION countercache.deltas_sql(cs countercache.counter[], added text, removed text, single boolean)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT CASE WHEN bool_or(countercache.sums_bigint(c)) THEN 'SELECT p.c, p.k, q.d FROM (' ELSE '' END
-        || E'SELECT c, k, sum(d) AS d FROM (\n            '
-        || string_agg(format('SELECT %s AS c, x.k, x.d FROM (%s) x', c.id, countercache.side_sql(c, s.side, s.sign)),
-                      E'\n            UNION ALL\n            ' ORDER BY c.name, s.sign DESC)
-        || E'\n        ) s GROUP BY c, k HAVING sum(d) <> 0'
+        || CASE WHEN single THEN countercache.single_sql(cs, coalesce(added, removed),
+                                                         CASE WHEN added IS NULL THEN -1 ELSE 1 END)
+                ELSE countercache.fold_sql(cs, added, removed) END
         || CASE WHEN bool_or(countercache.sums_bigint(c))
                 THEN E') p,\n            LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d'
                      || E'\n                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n),'
                      || ' generate_series(1, m.n) i) q'
                 ELSE '' END
-      FROM unnest(cs) c, (VALUES (added, 1), (removed, -1)) AS s(side, sign)
-     WHERE s.side IS NOT NULL
+      FROM unnest(cs) c
 $fn$;
 
 -- The queue column of a counter's key type.
@@ -624,7 +712,10 @@ $fn$;
 --     none, queue the sum. So a writer never waits for another's slot. The lock and the update are two statements:
 --     the lock returns the row's latest version, which the locking statement's snapshot may not see, the next one's
 --     does.
-CREATE OR REPLACE FUNCTION countercache.capture_sql(cs countercache.counter[], added text, removed text)
+-- The deltas are those of one row (single) or folded (see deltas_sql); a dynamic statement is planned each time it
+-- runs (EXECUTE), for the size of the statement at hand.
+CREATE OR REPLACE FUNCTION countercache.capture_sql(cs countercache.counter[], added text, removed text, single boolean,
+                                                    dynamic boolean)
 RETURNS text
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -633,6 +724,7 @@ DECLARE
     g record;
     c countercache.counter;
     out text := '';
+    stmt text;
 BEGIN
     -- one group per strategy and key type; a direct counter's group is one target table
     FOR g IN
@@ -645,17 +737,17 @@ BEGIN
     LOOP
         cs := g.members;
         IF g.strategy IN ('queue', 'unlogged') THEN
-            out := out || format(E'        INSERT INTO countercache.%I (counter_id, %I, delta)\n        %s;\n',
+            stmt := format(E'INSERT INTO countercache.%I (counter_id, %I, delta)\n        %s',
                 CASE g.strategy WHEN 'queue' THEN 'delta' ELSE 'delta_unlogged' END, g.kc,
-                countercache.deltas_sql(cs, added, removed));
+                countercache.deltas_sql(cs, added, removed, single));
         ELSIF g.strategy = 'direct' THEN
-            out := out || format(E'        WITH s AS (\n            %s\n        ), w AS (\n'
+            stmt := format(E'WITH s AS (\n            %s\n        ), w AS (\n'
                                  || E'            SELECT s.k, %s FROM s GROUP BY s.k\n        ), u AS (\n'
                                  || E'            UPDATE %I.%I t SET %s\n'
                                  || E'              FROM w WHERE t.%I = w.k RETURNING t.%I AS k\n        )\n'
                                  || E'        INSERT INTO countercache.orphan (counter_id, %I, delta, enqueued_at)\n'
-                                 || E'        SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);\n',
-                countercache.deltas_sql(cs, added, removed),
+                                 || E'        SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)',
+                countercache.deltas_sql(cs, added, removed, single),
                 (SELECT string_agg(format('sum(s.d) FILTER (WHERE s.c = %s) AS d%s', (cs[i]).id, i), ', ' ORDER BY i)
                    FROM generate_subscripts(cs, 1) i),
                 g.target_schema, g.target_table,
@@ -665,10 +757,14 @@ BEGIN
                                    ', ' ORDER BY i)
                    FROM generate_subscripts(cs, 1) i),
                 g.target_key, g.target_key, g.kc);
+        END IF;
+        IF g.strategy <> 'slotted' THEN
+            out := out || CASE WHEN dynamic THEN format(E'        EXECUTE %L;\n', stmt)
+                               ELSE format(E'        %s;\n', stmt) END;
         ELSE
             FOREACH c IN ARRAY cs LOOP
                 out := out || format(
-                    E'        FOR r IN %1$s ORDER BY k LOOP\n'
+                    E'        FOR r IN %1$s LOOP\n'
                     || E'            SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = %2$s AND x.%3$I = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;\n'
                     || E'            IF FOUND THEN\n'
                     || E'                UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;\n'
@@ -686,7 +782,9 @@ BEGIN
                     || E'                END IF;\n'
                     || E'            END IF;\n'
                     || E'        END LOOP;\n',
-                    countercache.deltas_sql(ARRAY[c], added, removed), c.id, g.kc, c.slots - 1, c.id || ':');
+                    CASE WHEN dynamic THEN format('EXECUTE %L', countercache.deltas_sql(ARRAY[c], added, removed, single) || ' ORDER BY k')
+                         ELSE countercache.deltas_sql(ARRAY[c], added, removed, single) || ' ORDER BY k' END,
+                    c.id, g.kc, c.slots - 1, c.id || ':');
             END LOOP;
         END IF;
     END LOOP;
@@ -698,35 +796,39 @@ $fn$;
 -- does for new rows), one statement before the one that reads them, so that the read sees a middle row's latest
 -- committed version: a transaction that moves a middle row holds it FOR UPDATE until it commits, and has counted the
 -- source rows it could see. See docs/architecture.md, "Counters along a path".
-CREATE OR REPLACE FUNCTION countercache.lock_vias_sql(cs countercache.counter[], rows text)
+CREATE OR REPLACE FUNCTION countercache.lock_vias_sql(cs countercache.counter[], rows text, dynamic boolean)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT coalesce(string_agg(format(E'        PERFORM FROM %1$I.%2$I v WHERE v.%3$I IN (SELECT x.%4$I FROM %5$s x)\n'
-                                      || E'            ORDER BY v.%3$I FOR KEY SHARE OF v;\n',
-                                      l.via_schema, l.via_table, l.via_key, l.source_fk, rows), ''
+    SELECT coalesce(string_agg(CASE WHEN dynamic THEN format(E'        EXECUTE %L;\n', 'SELECT ' || l.q)
+                                    ELSE format(E'        PERFORM %s;\n', l.q) END, ''
                                ORDER BY l.via_schema, l.via_table, l.via_key, l.source_fk), '')
-      FROM (SELECT DISTINCT c.via_schema, c.via_table, c.via_key, c.source_fk FROM unnest(cs) c
-             WHERE c.via_table IS NOT NULL) l
+      FROM (SELECT DISTINCT c.via_schema, c.via_table, c.via_key, c.source_fk,
+                   format('FROM %1$I.%2$I v WHERE v.%3$I IN (SELECT x.%4$I FROM %5$s x) ORDER BY v.%3$I FOR KEY SHARE OF v',
+                          c.via_schema, c.via_table, c.via_key, c.source_fk, rows) AS q
+              FROM unnest(cs) c WHERE c.via_table IS NOT NULL) l
 $fn$;
 
 -- Skips an UPDATE that changed nothing any counter of cs reads: when every new row has an old row with its primary
 -- key and the same signature (per counter: the key it points at, its condition, its amount, the formula's pieces),
 -- every contribution the UPDATE takes back it adds again. One hash join of the two transition tables on the key,
 -- where the fold would read each once per counter. Empty for a table without a primary key.
-CREATE OR REPLACE FUNCTION countercache.unchanged_sql(cs countercache.counter[])
+CREATE OR REPLACE FUNCTION countercache.unchanged_sql(cs countercache.counter[], dynamic boolean)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT CASE WHEN cardinality(k.keys) > 0 THEN format(
-               E'        IF NOT EXISTS (SELECT FROM (%1$s) n LEFT JOIN (%2$s) o ON %3$s AND o.sig IS NOT DISTINCT FROM n.sig\n'
-               || E'                        WHERE o.k1 IS NULL) THEN\n'
-               || E'            RETURN NULL;   -- nothing counted changed\n        END IF;\n',
+    SELECT CASE WHEN coalesce(cardinality(q.keys), 0) = 0 THEN ''
+                WHEN dynamic THEN format(E'        EXECUTE %L INTO changed;\n'
+                                         || E'        IF NOT changed THEN\n            RETURN NULL;   -- nothing counted changed\n        END IF;\n',
+                                         format('SELECT EXISTS (%s)', q.changes))
+                ELSE format(E'        IF NOT EXISTS (%s) THEN\n'
+                            || E'            RETURN NULL;   -- nothing counted changed\n        END IF;\n', q.changes) END
+      FROM (SELECT format('SELECT FROM (%1$s) n LEFT JOIN (%2$s) o ON %3$s AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL',
                format('SELECT %s, ROW(%s) AS sig FROM countercache_new AS %I', k.selected, s.sig, (cs[1]).source_table),
                format('SELECT %s, ROW(%s) AS sig FROM countercache_old AS %I', k.selected, s.sig, (cs[1]).source_table),
-               k.joined) ELSE '' END
+               k.joined) AS changes, k.keys
       FROM (SELECT array_agg(a.attname ORDER BY a.attnum) AS keys,
                    string_agg(format('%I.%I AS k%s', (cs[1]).source_table, a.attname, a.n), ', ' ORDER BY a.attnum) AS selected,
                    string_agg(format('o.k%1$s = n.k%1$s', a.n), ' AND ' ORDER BY a.attnum) AS joined
@@ -738,7 +840,42 @@ AS $fn$
                                      CASE WHEN c.sum_column IS NULL THEN ''
                                           ELSE format(', %I.%I', c.source_table, c.sum_column) END), ', ' ORDER BY c.name)
                    AS sig
-              FROM unnest(cs) c) s
+              FROM unnest(cs) c) s) q
+$fn$;
+
+-- One branch of a capture (see sized_capture_sql): the early exit of an update, the locks, the capture.
+CREATE OR REPLACE FUNCTION countercache.capture_work_sql(cs countercache.counter[], added text, removed text,
+                                                         single boolean, dynamic boolean)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN added IS NOT NULL AND removed IS NOT NULL THEN countercache.unchanged_sql(cs, dynamic) ELSE '' END
+        || CASE WHEN removed IS NOT NULL THEN countercache.lock_vias_sql(cs, removed, dynamic) ELSE '' END
+        || countercache.capture_sql(cs, added, removed, single, dynamic)
+$fn$;
+
+-- A capture's work for the rows added and removed (transition tables, either NULL), by the statement's size:
+--   one row inserted or deleted: single_sql;
+--   up to 1,000 rows: the fold, with the plan cached from the first such statement;
+--   more: the fold planned anew for the statement at hand (EXECUTE), so that a bulk statement never runs a plan made
+--     for a few rows (planning takes a fraction of a millisecond; 1,000 rows take several).
+-- An UPDATE of one row is folded: its old and new contributions cancel for the counters it leaves alone, which the
+-- fold finds for less than single_sql's two rows per counter would cost (measured), and each check of size costs a
+-- statement, so an update has one only. An UPDATE first returns when nothing counted changed (unchanged_sql); an
+-- UPDATE or DELETE locks the middle rows of the rows it takes back (lock_vias_sql).
+CREATE OR REPLACE FUNCTION countercache.sized_capture_sql(cs countercache.counter[], added text, removed text)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN added IS NULL OR removed IS NULL
+                THEN format(E'        IF NOT EXISTS (SELECT FROM %s OFFSET 1) THEN\n', coalesce(added, removed))
+                     || countercache.capture_work_sql(cs, added, removed, true, false) || '        ELSIF'
+                ELSE '        IF' END
+        || format(E' NOT EXISTS (SELECT FROM %s OFFSET 1000) THEN\n', coalesce(added, removed))
+        || countercache.capture_work_sql(cs, added, removed, false, false)
+        || E'        ELSE\n' || countercache.capture_work_sql(cs, added, removed, false, true) || E'        END IF;\n'
 $fn$;
 
 -- A counter column's values in rows (target rows: a transition table, or the table itself before a TRUNCATE) handed
@@ -782,10 +919,13 @@ DECLARE
                                ELSE c.via_table END;
     tbl text := format('%I.%I', tbl_schema, tbl_name);
     declarers text := (SELECT string_agg(k.declared_by, ', ' ORDER BY k.name) FROM unnest(cs) k);
-    -- a capture's slotted counters loop over their deltas (r) and the slot row they hold (held)
+    -- a capture notes whether an update changed anything counted (changed); its slotted counters loop over their
+    -- deltas (r) and the slot row they hold (held)
     head text := CASE WHEN kind <> 'target' THEN E'#variable_conflict use_column\n' ELSE '' END
+                 || CASE WHEN kind = 'capture' THEN E'DECLARE\n    changed boolean;\n' ELSE '' END
                  || CASE WHEN kind <> 'target' AND EXISTS (SELECT FROM unnest(cs) k WHERE k.strategy = 'slotted')
-                         THEN E'DECLARE\n    r record;\n    held tid;\n' ELSE '' END
+                         THEN CASE WHEN kind = 'capture' THEN '' ELSE E'DECLARE\n' END || E'    r record;\n    held tid;\n'
+                         ELSE '' END
                  || format(E'BEGIN\n    IF TG_TABLE_SCHEMA <> %L OR TG_TABLE_NAME <> %L THEN\n'
                            || E'        RAISE EXCEPTION ''countercache: %% serves %% only, not %%.%%'', TG_NAME, %L, TG_TABLE_SCHEMA, TG_TABLE_NAME\n'
                            || E'            USING ERRCODE = ''insufficient_privilege'';\n    END IF;\n',
@@ -798,15 +938,14 @@ BEGIN
         -- the foreign key check of an INSERT (and of an UPDATE that changes the key) has locked the middle rows of
         -- the new rows already: a path needs that constraint, and it is checked before this trigger
         RETURN head
-            || E'    IF TG_OP = ''INSERT'' THEN\n' || countercache.capture_sql(cs, 'countercache_new', NULL)
-            || E'    ELSIF TG_OP = ''DELETE'' THEN\n' || countercache.lock_vias_sql(cs, 'countercache_old')
-            || countercache.capture_sql(cs, NULL, 'countercache_old')
-            || E'    ELSIF TG_OP = ''UPDATE'' THEN\n' || countercache.unchanged_sql(cs)
-            || countercache.lock_vias_sql(cs, 'countercache_old')
-            || countercache.capture_sql(cs, 'countercache_new', 'countercache_old')
+            || E'    IF TG_OP = ''INSERT'' THEN\n' || countercache.sized_capture_sql(cs, 'countercache_new', NULL)
+            || E'    ELSIF TG_OP = ''DELETE'' THEN\n' || countercache.sized_capture_sql(cs, NULL, 'countercache_old')
+            || E'    ELSIF TG_OP = ''UPDATE'' THEN\n'
+            || countercache.sized_capture_sql(cs, 'countercache_new', 'countercache_old')
             || E'    ELSIF TG_OP = ''TRUNCATE'' THEN\n'
             || E'        -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted\n'
-            || truncating || countercache.lock_vias_sql(cs, tbl) || countercache.capture_sql(cs, NULL, 'source')
+            || truncating || countercache.lock_vias_sql(cs, tbl, true)
+            || countercache.capture_sql(cs, NULL, 'source', false, true)
             || E'    END IF;\n    RETURN NULL;\nEND\n';
     ELSIF kind = 'target' THEN
         RETURN head
@@ -830,9 +969,9 @@ BEGIN
                       format('moving a row of %s (%s)', tbl, declarers))
             || E'    IF TG_OP = ''UPDATE'' THEN\n'
             || format(E'        PERFORM FROM %s v WHERE v.%I = OLD.%2$I FOR UPDATE OF v;\n', tbl, c.via_key)
-            || countercache.capture_sql(cs, 'NEW', 'OLD')
+            || countercache.capture_sql(cs, 'NEW', 'OLD', false, false)
             || E'        RETURN NEW;\n    END IF;\n'
-            || countercache.capture_sql(cs, NULL, 'OLD')
+            || countercache.capture_sql(cs, NULL, 'OLD', false, false)
             || E'    RETURN OLD;\nEND\n';
     END IF;
 END
@@ -2417,7 +2556,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '127dfb835980106c' $fn$;
+AS $fn$ SELECT '0146484f5db84478' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

@@ -4,12 +4,30 @@ CREATE OR REPLACE FUNCTION countercache.capture_public_blog_comment_<digest>()
  SECURITY DEFINER
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$#variable_conflict use_column
+DECLARE
+    changed boolean;
 BEGIN
     IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'blog_comment' THEN
         RAISE EXCEPTION 'countercache: % serves % only, not %.%', TG_NAME, 'public.blog_comment', TG_TABLE_SCHEMA, TG_TABLE_NAME
             USING ERRCODE = 'insufficient_privilege';
     END IF;
     IF TG_OP = 'INSERT' THEN
+        IF NOT EXISTS (SELECT FROM countercache_new OFFSET 1) THEN
+        WITH s AS (
+            SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Article.totalLikes */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, coalesce(blog_comment.likes, 0)::bigint AS d1 FROM countercache_new AS blog_comment) r,
+            LATERAL (VALUES (1341308473, r.k1, r.d1)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0
+        ), w AS (
+            SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
+        ), u AS (
+            UPDATE public.blog_article t SET total_likes = coalesce(t.total_likes, 0) + coalesce(w.d1, 0)
+              FROM w WHERE t.id = w.k RETURNING t.id AS k
+        )
+        INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
+        SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Article.totalComments */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, 1 AS d1, CASE WHEN /* @CounterCache on Article.totalPublicComments */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k2, 1 AS d2, CASE WHEN /* @CounterCache on User.totalPublicComments */ blog_comment.creator_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.creator_id END AS k3, 1 AS d3 FROM countercache_new AS blog_comment) r,
+            LATERAL (VALUES (347335187, r.k1, r.d1), (1324712807, r.k2, r.d2), (1854263637, r.k3, r.d3)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0;
+        ELSIF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
         WITH s AS (
             SELECT c, k, sum(d) AS d FROM (
             SELECT 1341308473 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
@@ -30,7 +48,45 @@ BEGIN
             UNION ALL
             SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
         ) s GROUP BY c, k HAVING sum(d) <> 0;
+        ELSE
+        EXECUTE 'WITH s AS (
+            SELECT c, k, sum(d) AS d FROM (
+            SELECT 1341308473 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0
+        ), w AS (
+            SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
+        ), u AS (
+            UPDATE public.blog_article t SET total_likes = coalesce(t.total_likes, 0) + coalesce(w.d1, 0)
+              FROM w WHERE t.id = w.k RETURNING t.id AS k
+        )
+        INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
+        SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
+        EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            UNION ALL
+            SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            UNION ALL
+            SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0';
+        END IF;
     ELSIF TG_OP = 'DELETE' THEN
+        IF NOT EXISTS (SELECT FROM countercache_old OFFSET 1) THEN
+        WITH s AS (
+            SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Article.totalLikes */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, -coalesce(blog_comment.likes, 0)::bigint AS d1 FROM countercache_old AS blog_comment) r,
+            LATERAL (VALUES (1341308473, r.k1, r.d1)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0
+        ), w AS (
+            SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
+        ), u AS (
+            UPDATE public.blog_article t SET total_likes = coalesce(t.total_likes, 0) + coalesce(w.d1, 0)
+              FROM w WHERE t.id = w.k RETURNING t.id AS k
+        )
+        INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
+        SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Article.totalComments */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, -1 AS d1, CASE WHEN /* @CounterCache on Article.totalPublicComments */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k2, -1 AS d2, CASE WHEN /* @CounterCache on User.totalPublicComments */ blog_comment.creator_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.creator_id END AS k3, -1 AS d3 FROM countercache_old AS blog_comment) r,
+            LATERAL (VALUES (347335187, r.k1, r.d1), (1324712807, r.k2, r.d2), (1854263637, r.k3, r.d3)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0;
+        ELSIF NOT EXISTS (SELECT FROM countercache_old OFFSET 1000) THEN
         WITH s AS (
             SELECT c, k, sum(d) AS d FROM (
             SELECT 1341308473 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
@@ -51,9 +107,31 @@ BEGIN
             UNION ALL
             SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
         ) s GROUP BY c, k HAVING sum(d) <> 0;
+        ELSE
+        EXECUTE 'WITH s AS (
+            SELECT c, k, sum(d) AS d FROM (
+            SELECT 1341308473 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0
+        ), w AS (
+            SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
+        ), u AS (
+            UPDATE public.blog_article t SET total_likes = coalesce(t.total_likes, 0) + coalesce(w.d1, 0)
+              FROM w WHERE t.id = w.k RETURNING t.id AS k
+        )
+        INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
+        SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
+        EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            UNION ALL
+            SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            UNION ALL
+            SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0';
+        END IF;
     ELSIF TG_OP = 'UPDATE' THEN
-        IF NOT EXISTS (SELECT FROM (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_new AS blog_comment) n LEFT JOIN (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_old AS blog_comment) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig
-                        WHERE o.k1 IS NULL) THEN
+        IF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
+        IF NOT EXISTS (SELECT FROM (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_new AS blog_comment) n LEFT JOIN (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_old AS blog_comment) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL) THEN
             RETURN NULL;   -- nothing counted changed
         END IF;
         WITH s AS (
@@ -84,11 +162,45 @@ BEGIN
             UNION ALL
             SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
         ) s GROUP BY c, k HAVING sum(d) <> 0;
+        ELSE
+        EXECUTE 'SELECT EXISTS (SELECT FROM (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = ''public''), blog_comment.creator_id, (publish_status = ''public'')) AS sig FROM countercache_new AS blog_comment) n LEFT JOIN (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = ''public''), blog_comment.creator_id, (publish_status = ''public'')) AS sig FROM countercache_old AS blog_comment) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL)' INTO changed;
+        IF NOT changed THEN
+            RETURN NULL;   -- nothing counted changed
+        END IF;
+        EXECUTE 'WITH s AS (
+            SELECT c, k, sum(d) AS d FROM (
+            SELECT 1341308473 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            UNION ALL
+            SELECT 1341308473 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0
+        ), w AS (
+            SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
+        ), u AS (
+            UPDATE public.blog_article t SET total_likes = coalesce(t.total_likes, 0) + coalesce(w.d1, 0)
+              FROM w WHERE t.id = w.k RETURNING t.id AS k
+        )
+        INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
+        SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
+        EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT c, k, sum(d) AS d FROM (
+            SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            UNION ALL
+            SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            UNION ALL
+            SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            UNION ALL
+            SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            UNION ALL
+            SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            UNION ALL
+            SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0';
+        END IF;
     ELSIF TG_OP = 'TRUNCATE' THEN
         -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
         PERFORM countercache.require_read_committed('TRUNCATE of public.blog_comment',
             'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
-        WITH s AS (
+        EXECUTE 'WITH s AS (
             SELECT c, k, sum(d) AS d FROM (
             SELECT 1341308473 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -coalesce(blog_comment.likes, 0)::bigint AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
         ) s GROUP BY c, k HAVING sum(d) <> 0
@@ -99,15 +211,15 @@ BEGIN
               FROM w WHERE t.id = w.k RETURNING t.id AS k
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
-        SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
-        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
+        EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
         SELECT c, k, sum(d) AS d FROM (
             SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
+            SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
             UNION ALL
-            SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0;
+            SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0';
     END IF;
     RETURN NULL;
 END

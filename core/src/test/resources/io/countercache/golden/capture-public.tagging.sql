@@ -5,6 +5,7 @@ CREATE OR REPLACE FUNCTION countercache.capture_public_tagging_<digest>()
  SET search_path TO 'pg_catalog', 'pg_temp'
 AS $function$#variable_conflict use_column
 DECLARE
+    changed boolean;
     r record;
     held tid;
 BEGIN
@@ -13,6 +14,27 @@ BEGIN
             USING ERRCODE = 'insufficient_privilege';
     END IF;
     IF TG_OP = 'INSERT' THEN
+        IF NOT EXISTS (SELECT FROM countercache_new OFFSET 1) THEN
+        FOR r IN SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Tag.uses */ tagging.tag_id IS NOT NULL AND (true) THEN tagging.tag_id END AS k1, 1 AS d1 FROM countercache_new AS tagging) r,
+            LATERAL (VALUES (314919807, r.k1, r.d1)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0 ORDER BY k LOOP
+            SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
+            ELSE
+                INSERT INTO countercache.slot (counter_id, target_id, slot, n)
+                SELECT 314919807, r.k, f.s, r.d FROM (
+                    SELECT g.s FROM generate_series(0, 3) AS g(s)
+                     WHERE NOT EXISTS (SELECT FROM countercache.slot y WHERE y.counter_id = 314919807 AND y.target_id = r.k AND y.slot = g.s)
+                     ORDER BY random() OFFSET 0) AS f   -- OFFSET 0: try the locks one by one
+                 WHERE pg_try_advisory_xact_lock(hashtextextended('314919807:' || r.k || ':' || f.s, 0))
+                 LIMIT 1
+                ON CONFLICT ON CONSTRAINT slot_key DO NOTHING;
+                IF NOT FOUND THEN
+                    INSERT INTO countercache.delta (counter_id, target_id, delta) VALUES (314919807, r.k, r.d);
+                END IF;
+            END IF;
+        END LOOP;
+        ELSIF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
         FOR r IN SELECT c, k, sum(d) AS d FROM (
             SELECT 314919807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.d FROM (SELECT tagging.tag_id AS f, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
         ) s GROUP BY c, k HAVING sum(d) <> 0 ORDER BY k LOOP
@@ -33,7 +55,50 @@ BEGIN
                 END IF;
             END IF;
         END LOOP;
+        ELSE
+        FOR r IN EXECUTE 'SELECT c, k, sum(d) AS d FROM (
+            SELECT 314919807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.d FROM (SELECT tagging.tag_id AS f, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0 ORDER BY k' LOOP
+            SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
+            ELSE
+                INSERT INTO countercache.slot (counter_id, target_id, slot, n)
+                SELECT 314919807, r.k, f.s, r.d FROM (
+                    SELECT g.s FROM generate_series(0, 3) AS g(s)
+                     WHERE NOT EXISTS (SELECT FROM countercache.slot y WHERE y.counter_id = 314919807 AND y.target_id = r.k AND y.slot = g.s)
+                     ORDER BY random() OFFSET 0) AS f   -- OFFSET 0: try the locks one by one
+                 WHERE pg_try_advisory_xact_lock(hashtextextended('314919807:' || r.k || ':' || f.s, 0))
+                 LIMIT 1
+                ON CONFLICT ON CONSTRAINT slot_key DO NOTHING;
+                IF NOT FOUND THEN
+                    INSERT INTO countercache.delta (counter_id, target_id, delta) VALUES (314919807, r.k, r.d);
+                END IF;
+            END IF;
+        END LOOP;
+        END IF;
     ELSIF TG_OP = 'DELETE' THEN
+        IF NOT EXISTS (SELECT FROM countercache_old OFFSET 1) THEN
+        FOR r IN SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Tag.uses */ tagging.tag_id IS NOT NULL AND (true) THEN tagging.tag_id END AS k1, -1 AS d1 FROM countercache_old AS tagging) r,
+            LATERAL (VALUES (314919807, r.k1, r.d1)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0 ORDER BY k LOOP
+            SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
+            ELSE
+                INSERT INTO countercache.slot (counter_id, target_id, slot, n)
+                SELECT 314919807, r.k, f.s, r.d FROM (
+                    SELECT g.s FROM generate_series(0, 3) AS g(s)
+                     WHERE NOT EXISTS (SELECT FROM countercache.slot y WHERE y.counter_id = 314919807 AND y.target_id = r.k AND y.slot = g.s)
+                     ORDER BY random() OFFSET 0) AS f   -- OFFSET 0: try the locks one by one
+                 WHERE pg_try_advisory_xact_lock(hashtextextended('314919807:' || r.k || ':' || f.s, 0))
+                 LIMIT 1
+                ON CONFLICT ON CONSTRAINT slot_key DO NOTHING;
+                IF NOT FOUND THEN
+                    INSERT INTO countercache.delta (counter_id, target_id, delta) VALUES (314919807, r.k, r.d);
+                END IF;
+            END IF;
+        END LOOP;
+        ELSIF NOT EXISTS (SELECT FROM countercache_old OFFSET 1000) THEN
         FOR r IN SELECT c, k, sum(d) AS d FROM (
             SELECT 314919807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.d FROM (SELECT tagging.tag_id AS f, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
         ) s GROUP BY c, k HAVING sum(d) <> 0 ORDER BY k LOOP
@@ -54,9 +119,31 @@ BEGIN
                 END IF;
             END IF;
         END LOOP;
+        ELSE
+        FOR r IN EXECUTE 'SELECT c, k, sum(d) AS d FROM (
+            SELECT 314919807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.d FROM (SELECT tagging.tag_id AS f, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0 ORDER BY k' LOOP
+            SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
+            ELSE
+                INSERT INTO countercache.slot (counter_id, target_id, slot, n)
+                SELECT 314919807, r.k, f.s, r.d FROM (
+                    SELECT g.s FROM generate_series(0, 3) AS g(s)
+                     WHERE NOT EXISTS (SELECT FROM countercache.slot y WHERE y.counter_id = 314919807 AND y.target_id = r.k AND y.slot = g.s)
+                     ORDER BY random() OFFSET 0) AS f   -- OFFSET 0: try the locks one by one
+                 WHERE pg_try_advisory_xact_lock(hashtextextended('314919807:' || r.k || ':' || f.s, 0))
+                 LIMIT 1
+                ON CONFLICT ON CONSTRAINT slot_key DO NOTHING;
+                IF NOT FOUND THEN
+                    INSERT INTO countercache.delta (counter_id, target_id, delta) VALUES (314919807, r.k, r.d);
+                END IF;
+            END IF;
+        END LOOP;
+        END IF;
     ELSIF TG_OP = 'UPDATE' THEN
-        IF NOT EXISTS (SELECT FROM (SELECT tagging.id AS k1, ROW(tagging.tag_id, (true)) AS sig FROM countercache_new AS tagging) n LEFT JOIN (SELECT tagging.id AS k1, ROW(tagging.tag_id, (true)) AS sig FROM countercache_old AS tagging) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig
-                        WHERE o.k1 IS NULL) THEN
+        IF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
+        IF NOT EXISTS (SELECT FROM (SELECT tagging.id AS k1, ROW(tagging.tag_id, (true)) AS sig FROM countercache_new AS tagging) n LEFT JOIN (SELECT tagging.id AS k1, ROW(tagging.tag_id, (true)) AS sig FROM countercache_old AS tagging) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL) THEN
             RETURN NULL;   -- nothing counted changed
         END IF;
         FOR r IN SELECT c, k, sum(d) AS d FROM (
@@ -81,13 +168,41 @@ BEGIN
                 END IF;
             END IF;
         END LOOP;
+        ELSE
+        EXECUTE 'SELECT EXISTS (SELECT FROM (SELECT tagging.id AS k1, ROW(tagging.tag_id, (true)) AS sig FROM countercache_new AS tagging) n LEFT JOIN (SELECT tagging.id AS k1, ROW(tagging.tag_id, (true)) AS sig FROM countercache_old AS tagging) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL)' INTO changed;
+        IF NOT changed THEN
+            RETURN NULL;   -- nothing counted changed
+        END IF;
+        FOR r IN EXECUTE 'SELECT c, k, sum(d) AS d FROM (
+            SELECT 314919807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.d FROM (SELECT tagging.tag_id AS f, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
+            UNION ALL
+            SELECT 314919807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.d FROM (SELECT tagging.tag_id AS f, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k HAVING sum(d) <> 0 ORDER BY k' LOOP
+            SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
+            ELSE
+                INSERT INTO countercache.slot (counter_id, target_id, slot, n)
+                SELECT 314919807, r.k, f.s, r.d FROM (
+                    SELECT g.s FROM generate_series(0, 3) AS g(s)
+                     WHERE NOT EXISTS (SELECT FROM countercache.slot y WHERE y.counter_id = 314919807 AND y.target_id = r.k AND y.slot = g.s)
+                     ORDER BY random() OFFSET 0) AS f   -- OFFSET 0: try the locks one by one
+                 WHERE pg_try_advisory_xact_lock(hashtextextended('314919807:' || r.k || ':' || f.s, 0))
+                 LIMIT 1
+                ON CONFLICT ON CONSTRAINT slot_key DO NOTHING;
+                IF NOT FOUND THEN
+                    INSERT INTO countercache.delta (counter_id, target_id, delta) VALUES (314919807, r.k, r.d);
+                END IF;
+            END IF;
+        END LOOP;
+        END IF;
     ELSIF TG_OP = 'TRUNCATE' THEN
         -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
         PERFORM countercache.require_read_committed('TRUNCATE of public.tagging',
             'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
-        FOR r IN SELECT c, k, sum(d) AS d FROM (
+        FOR r IN EXECUTE 'SELECT c, k, sum(d) AS d FROM (
             SELECT 314919807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.d FROM (SELECT tagging.tag_id AS f, -1 AS d FROM public.tagging AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0 ORDER BY k LOOP
+        ) s GROUP BY c, k HAVING sum(d) <> 0 ORDER BY k' LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
                 UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
