@@ -144,6 +144,23 @@ class InterleavingsIT {
         assertExact();
     }
 
+    /**
+     * A round folds what it claims per key; a folded sum that the target refuses waits (goes back to the queue) when
+     * a delta older than the newest one it folds is queued, as each of its deltas would have: here the two -1 of the
+     * shelf are claimed without the +1 between them, which another round holds.
+     */
+    @Test
+    void aRefusedFoldedSumWaitsForADeltaOlderThanItsNewest() throws Exception {
+        Session holder = sessions.open("holder"), rollup = sessions.open("rollup");
+        db.execute("INSERT INTO shelf VALUES (1); INSERT INTO book (shelf_id) VALUES (1); SELECT countercache.rollup(100);"
+                + "DELETE FROM book; INSERT INTO book (shelf_id) VALUES (1); DELETE FROM book");   // -1, +1, -1
+        holder.run("BEGIN; SELECT 1 FROM countercache.delta WHERE delta > 0 FOR UPDATE");    // as a round would
+        rollup.run("SELECT countercache.rollup(10)");   // claims -1 and -1: 1 - 2 is refused by the CHECK
+        holder.run("ROLLBACK");
+        assertExact();
+        assertThat(db.queryLong("SELECT books FROM shelf WHERE id = 1")).isZero();
+    }
+
     @Test
     void truncateInARepeatableReadTransactionIsRefusedWithTheFix() throws Exception {
         Session truncater = sessions.open("truncater"), writer = sessions.open("writer");
