@@ -48,8 +48,11 @@ public final class Limits {
                         rs.getTimestamp(5).toInstant());
             }
         } catch (SQLException e) {
+            String hint = e instanceof org.postgresql.util.PSQLException p && p.getServerErrorMessage() != null
+                    ? p.getServerErrorMessage().getHint() : null;
             throw new CounterCacheException("countercache: admit(" + limit + ", " + key + ") failed: "
-                    + e.getMessage().lines().findFirst().orElse("") + " (SQLState " + e.getSQLState() + ")", e);
+                    + e.getMessage().lines().findFirst().orElse("") + (hint == null ? "" : "; " + hint)
+                    + " (SQLState " + e.getSQLState() + ")", e);
         }
     }
 

@@ -97,10 +97,14 @@ class DecimalSumsIT {
                 .hasMessageContaining("floating point sums cannot be exact");
         assertThatThrownBy(() -> install(sum("raw", "numeric(14,2)", "raw")))
                 .hasMessageContaining("@CounterCache on Invoice.raw: sum column public.line.raw is numeric, with more"
-                        + " decimal places than the counter's numeric(14,2)");
+                        + " decimal places than the counter's numeric(14,2)")
+                .hasMessageContaining("give the sum column a scale");
         assertThatThrownBy(() -> install(sum("cents", "bigint", "price")))
                 .hasMessageContaining("sum column public.line.price is numeric(12,2), with more decimal places than"
-                        + " the counter's bigint");
+                        + " the counter's bigint")
+                .hasMessageContaining("keep at least 2 decimal places in the counter (a BigDecimal field with"
+                        + " @Column(scale = 2))")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("give the sum column a scale"));
         db.execute("ALTER TABLE invoice ADD COLUMN total numeric(14,4) NOT NULL DEFAULT 0");
         assertThatThrownBy(() -> install(sum("total", "numeric(14,2)", "price")))
                 .hasMessageContaining("counter column public.invoice.total is numeric(14,4), the entity model says"

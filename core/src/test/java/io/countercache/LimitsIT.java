@@ -153,6 +153,9 @@ class LimitsIT {
         assertThatThrownBy(() -> db.queryLong("SELECT countercache.admit('nope', 'k')::int"))
                 .hasMessageContaining("no limit named 'nope'")
                 .hasMessageContaining("the limits are: 'changing', 'edge', 'keys', 'second'");
+        assertThatThrownBy(() -> Limits.admit(db.dataSource(), "nope", "k"))   // the hint reaches the Java caller
+                .hasMessageContaining("no limit named 'nope'")
+                .hasMessageContaining("the limits are: 'changing', 'edge', 'keys', 'second'");
         assertThatThrownBy(() -> db.execute("SELECT countercache.define_limit('x', interval '1 day', -1)"))
                 .hasMessageContaining("the limit must be 0 or more, got -1");
         assertThatThrownBy(() -> db.execute("SELECT countercache.define_limit('x', interval '1 month 2 days', 5)"))

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,6 +83,30 @@ class UpgradeIT {
                 + " AND p.prorettype = 'trigger'::regtype AND NOT EXISTS (SELECT FROM pg_trigger t WHERE t.tgfoid = p.oid)"))
                 .as("release 0.1's trigger functions, left unused").isEmpty();
         BlogSchema.assertExactAfterRollup(db);
+    }
+
+    /** The upgrades drop what older versions had; on a fresh database that is nothing, and nothing is said. */
+    @Test
+    void aFreshInstallPrintsNoNotices() throws Exception {
+        TestDatabase db = TestPostgres.newDatabase(UpgradeIT.class);
+        db.execute(BlogSchema.TABLES);
+        List<String> notices = new ArrayList<>();
+        try (Connection c = db.dataSource().getConnection()) {
+            for (Installation.Unit unit : Installation.units(BlogSchema.ALL)) {
+                c.setAutoCommit(unit.everyTime());
+                try (Statement st = c.createStatement()) {
+                    st.execute(unit.sql());
+                    for (SQLWarning w = st.getWarnings(); w != null; w = w.getNextWarning()) {
+                        notices.add(unit.id() + ": " + w.getMessage());
+                    }
+                }
+                if (!unit.everyTime()) {
+                    c.commit();
+                }
+                c.setAutoCommit(true);
+            }
+        }
+        assertThat(notices).isEmpty();
     }
 
     @Test

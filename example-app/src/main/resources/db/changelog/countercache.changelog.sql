@@ -35,6 +35,7 @@ CREATE OR REPLACE FUNCTION countercache.upgrade(version integer, script text)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET client_min_messages = warning   -- a script's DROP ... IF EXISTS of what a fresh schema never had
 AS $fn$
 BEGIN
     IF countercache.installed_version() >= upgrade.version THEN
@@ -1481,7 +1482,10 @@ BEGIN
             RETURN QUERY SELECT d || ': ' || format('sum column %I.%I.%I is %s, with more decimal places than the counter''s %s',
                 source_schema, source_table, sum_column,
                 countercache.column_format(source_schema, source_table, sum_column), column_type),
-                'give the sum column a scale (numeric(p,s)) and the counter field at least as many decimal places';
+                CASE WHEN countercache.column_scale(source_schema, source_table, sum_column) IS NULL
+                     THEN 'give the sum column a scale (numeric(p,s)) and the counter field at least as many decimal places'
+                     ELSE format('keep at least %1$s decimal places in the counter (a BigDecimal field with @Column(scale = %1$s))',
+                                 countercache.column_scale(source_schema, source_table, sum_column)) END;
         END IF;
     END IF;
     -- PostgreSQL judges the condition, parsed and typed against the source table in two contexts, each through a
@@ -2580,7 +2584,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '21adab848c1d854f' $fn$;
+AS $fn$ SELECT '10c7242257b4808c' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

@@ -111,7 +111,10 @@ BEGIN
             RETURN QUERY SELECT d || ': ' || format('sum column %I.%I.%I is %s, with more decimal places than the counter''s %s',
                 source_schema, source_table, sum_column,
                 countercache.column_format(source_schema, source_table, sum_column), column_type),
-                'give the sum column a scale (numeric(p,s)) and the counter field at least as many decimal places';
+                CASE WHEN countercache.column_scale(source_schema, source_table, sum_column) IS NULL
+                     THEN 'give the sum column a scale (numeric(p,s)) and the counter field at least as many decimal places'
+                     ELSE format('keep at least %1$s decimal places in the counter (a BigDecimal field with @Column(scale = %1$s))',
+                                 countercache.column_scale(source_schema, source_table, sum_column)) END;
         END IF;
     END IF;
     -- PostgreSQL judges the condition, parsed and typed against the source table in two contexts, each through a

@@ -28,6 +28,7 @@ CREATE OR REPLACE FUNCTION countercache.upgrade(version integer, script text)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+SET client_min_messages = warning   -- a script's DROP ... IF EXISTS of what a fresh schema never had
 AS $fn$
 BEGIN
     IF countercache.installed_version() >= upgrade.version THEN

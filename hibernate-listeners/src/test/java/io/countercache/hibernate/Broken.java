@@ -1,12 +1,14 @@
 package io.countercache.hibernate;
 
 import io.countercache.CounterCache;
+import io.countercache.CounterLimit;
 import io.countercache.Strategy;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 
 /** Declarations that must be refused, each with a message naming the field and the fix. */
 @Entity
+@CounterLimit(name = "fortnightly", period = "1 fortnight", limit = 3)
 public class Broken {
     @Id
     Long id;
@@ -34,4 +36,10 @@ public class Broken {
 
     @CounterCache(source = Remark.class, via = "post", sum = "weight")
     long floatingSum;
+
+    @CounterCache(source = Remark.class, via = "post", sum = "body")
+    long textSum;
+
+    @CounterCache(source = Remark.class, via = "post", sum = "price")
+    long centsIntoWholeNumbers;
 }

@@ -73,7 +73,13 @@ class CounterModelTest {
     void everyBadDeclarationIsReportedWithTheFieldAndTheFix() {
         assertThatThrownBy(() -> EntityModel.counters(List.of(Post.class, Remark.class, Broken.class), Map.of()))
                 .isInstanceOf(CounterCacheException.class)
-                .hasMessageContaining("8 @CounterCache problems")
+                .hasMessageContaining("11 @CounterCache and @CounterLimit problems")
+                .hasMessageContaining("@CounterLimit(name = \"fortnightly\") on Broken: period = \"1 fortnight\"")
+                .hasMessageContaining("@CounterCache on Broken.textSum: sum = \"body\" is String; sum an integral or"
+                        + " BigDecimal attribute\n")
+                .hasMessageContaining("@CounterCache on Broken.centsIntoWholeNumbers: sum = \"price\" has 2 decimal"
+                        + " places and the counter keeps 0; declare the counter BigDecimal with @Column(scale = 2) or"
+                        + " more, so that no cent is dropped")
                 .hasMessageContaining("@CounterCache on Broken.threeSteps: via = \"post.quotedPost.post\" has 3 steps;"
                         + " a path may have two")
                 .hasMessageContaining("@CounterCache on Broken.floatingSum: sum = \"weight\" is Double; sum an integral"

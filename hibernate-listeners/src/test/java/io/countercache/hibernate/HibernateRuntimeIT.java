@@ -87,6 +87,7 @@ class HibernateRuntimeIT {
                 .hasMessageContaining("countercache: the database does not count what the entities declare"
                         + " (countercache.validation=fail):\n  - Post.visibleRemarks: where is \"status = 'visible'\""
                         + " in the entity but \"status = 'shown'\" in the database")
+                .hasMessageContaining("With the countercache Maven plugin:\n  mvn process-classes countercache:generate")
                 .hasMessageContaining("io.countercache.cli.Main generate --out <your countercache changelog>.sql"
                         + " io.countercache.hibernate.Post io.countercache.hibernate.Remark")
                 .hasMessageContaining("countercache.validation=warn");

@@ -26,4 +26,7 @@ public class Remark {
     Double weight;
 
     String body;
+
+    @jakarta.persistence.Column(precision = 12, scale = 2)
+    java.math.BigDecimal price;
 }

@@ -53,6 +53,36 @@ class GoalsTest {
                 .hasMessageContaining("+            \"declared_by\": \"Post.replies\",");
     }
 
+    /** process-resources copied the old changelog before generate ran: one run of generate refreshes that copy too. */
+    @Test
+    void generateRefreshesTheCopyInTheBuildsClasses() throws Exception {
+        Path classes = base.resolve("classes");
+        copyTree(testClasses().resolve("io/countercache/maven/fixture/good"), classes.resolve("io/countercache/maven/fixture/good"));
+        Files.createDirectories(classes.resolve("db"));
+        Files.writeString(classes.resolve("db/countercache.changelog.sql"), "-- the copy of an older changelog");
+        GenerateMojo generate = goal(new GenerateMojo(), classes, "io.countercache.maven.fixture.good");
+        org.apache.maven.model.Resource resources = new org.apache.maven.model.Resource();
+        resources.setDirectory("src/main/resources");
+        generate.project.addResource(resources);
+        generate.changelog = new File("src/main/resources/db/countercache.changelog.sql");
+        generate.execute();
+        assertThat(classes.resolve("db/countercache.changelog.sql"))
+                .hasSameTextualContentAs(base.resolve("src/main/resources/db/countercache.changelog.sql"));
+    }
+
+    private static void copyTree(Path from, Path to) throws java.io.IOException {
+        try (var files = Files.walk(from)) {
+            for (Path f : files.toList()) {
+                Path target = to.resolve(from.relativize(f).toString());
+                if (Files.isDirectory(f)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(f, target);
+                }
+            }
+        }
+    }
+
     @Test
     void aBadDeclarationFailsTheBuildNamingTheFieldAndTheCandidates() {
         assertThatThrownBy(() -> goal(new GenerateMojo(), testClasses(), "io.countercache.maven.fixture.bad").execute())

@@ -101,7 +101,8 @@ public final class CounterCacheIntegrator implements Integrator {
         }
         String message = "countercache: the database does not count what the entities declare ("
                 + CounterCacheSettings.VALIDATION + "=" + mode + "):\n  - " + String.join("\n  - ", problems)
-                + "\nRegenerate the countercache changelog from the entities and apply it with Liquibase:\n  "
+                + "\nRegenerate the countercache changelog from the entities and apply it with Liquibase. With the"
+                + " countercache Maven plugin:\n  mvn process-classes countercache:generate\nWithout it:\n  "
                 + regenerateCommand(metadata, settings)
                 + "\nOr set " + CounterCacheSettings.VALIDATION + "=warn to boot anyway, or none to skip this check.";
         if (mode.equals("fail")) {

@@ -80,7 +80,7 @@ public final class CounterModel {
         }
     }
 
-    /** Every declaration of the model, or one exception that lists every problem. */
+    /** Every declaration of the model, or one exception that lists every problem (its limits' too). */
     static List<Declared> read(Metadata metadata) {
         List<Declared> declared = new ArrayList<>();
         List<String> problems = new ArrayList<>();
@@ -97,11 +97,10 @@ public final class CounterModel {
                 }
             }
         }
-        if (!problems.isEmpty()) {
-            problems.sort(Comparator.naturalOrder());
-            throw new CounterCacheException(problems.size() == 1 ? problems.get(0)
-                    : problems.size() + " @CounterCache problems:\n  - " + String.join("\n  - ", problems));
-        }
+        int counterProblems = problems.size();
+        limits(metadata.getEntityBindings().stream().map(PersistentClass::getMappedClass).toList(), problems);
+        fail(problems, counterProblems == problems.size() ? "@CounterCache"
+                : counterProblems == 0 ? "@CounterLimit" : "@CounterCache and @CounterLimit");
         declared.sort(Comparator.comparing(d -> d.definition().name()));
         return declared;
     }
@@ -111,17 +110,38 @@ public final class CounterModel {
         return limits(metadata.getEntityBindings().stream().map(PersistentClass::getMappedClass).toList());
     }
 
-    /** The {@link CounterLimit}s on these classes, sorted by name; a bad one fails naming its class. */
+    /** The {@link CounterLimit}s on these classes, sorted by name, or one exception that lists every bad one. */
     public static List<LimitDefinition> limits(Collection<Class<?>> classes) {
+        List<String> problems = new ArrayList<>();
+        List<LimitDefinition> limits = limits(classes, problems);
+        fail(problems, "@CounterLimit");
+        return limits;
+    }
+
+    /** The good {@link CounterLimit}s on these classes, sorted by name; the problems of the bad ones go to problems. */
+    private static List<LimitDefinition> limits(Collection<Class<?>> classes, List<String> problems) {
         List<LimitDefinition> limits = new ArrayList<>();
         for (Class<?> k : classes) {
             for (CounterLimit l : k.getAnnotationsByType(CounterLimit.class)) {
-                limits.add(new LimitDefinition("@CounterLimit(name = \"" + l.name() + "\") on " + k.getSimpleName(),
-                        l.name(), l.period(), l.limit(), l.timeZone(), l.retention()));
+                try {
+                    limits.add(new LimitDefinition("@CounterLimit(name = \"" + l.name() + "\") on " + k.getSimpleName(),
+                            l.name(), l.period(), l.limit(), l.timeZone(), l.retention()));
+                } catch (CounterCacheException e) {
+                    problems.add(e.getMessage());
+                }
             }
         }
         limits.sort(Comparator.comparing(LimitDefinition::name));
         return limits;
+    }
+
+    /** Throws one exception that lists every problem, if there is any. */
+    private static void fail(List<String> problems, String what) {
+        if (!problems.isEmpty()) {
+            problems.sort(Comparator.naturalOrder());
+            throw new CounterCacheException(problems.size() == 1 ? problems.get(0)
+                    : problems.size() + " " + what + " problems:\n  - " + String.join("\n  - ", problems));
+        }
     }
 
     /** The tables of every entity of the model: counters installed on them must be declared by it. */
@@ -193,7 +213,7 @@ public final class CounterModel {
                     + " unit; annotate it with @Entity and list it with the others");
         }
         checkRoot(who, source);
-        String sum = cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim());
+        String sum = cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim(), columnType);
         String[] path = cc.via().split("\\.", -1);
         if (path.length > 2) {
             throw fail(who, "via = \"" + cc.via() + "\" has " + path.length + " steps; a path may have two"
@@ -269,7 +289,7 @@ public final class CounterModel {
             PersistentClass element = metadata.getEntityBinding(((org.hibernate.mapping.OneToMany) c.getElement())
                     .getReferencedEntityName());
             checkRoot(who, element);
-            String sum = cc.sum().isBlank() ? null : sumColumn(who, element, cc.sum().trim());
+            String sum = cc.sum().isBlank() ? null : sumColumn(who, element, cc.sum().trim(), columnType);
             return new CounterDefinition(who, tableName(metadata, target.getTable()),
                     columnName(target.getIdentifier().getColumns().get(0)), keyType,
                     columnName(singleColumn(who, counter)), columnType, tableName(metadata, element.getTable()), fk,
@@ -329,15 +349,31 @@ public final class CounterModel {
         return "numeric(" + precision + "," + scale + ")";
     }
 
-    private static String sumColumn(String who, PersistentClass source, String sum) {
+    /**
+     * The column that {@code sum} names, checked against the counter's column type: an integral or BigDecimal
+     * attribute, with no more decimal places than the counter keeps.
+     */
+    private static String sumColumn(String who, PersistentClass source, String sum, String counterType) {
         for (Property p : source.getPropertyClosure()) {
             if (p.getName().equals(sum)) {
                 Class<?> type = p.getType().getReturnedClass();
                 if (columnType(type) == null && type != Short.class && type != short.class && type != BigDecimal.class) {
+                    boolean floating = type == Double.class || type == double.class || type == Float.class
+                            || type == float.class;
                     throw fail(who, "sum = \"" + sum + "\" is " + type.getSimpleName() + "; sum an integral or"
-                            + " BigDecimal attribute (floating point sums cannot be exact)");
+                            + " BigDecimal attribute" + (floating ? " (floating point sums cannot be exact)" : ""));
                 }
-                return columnName(singleColumn(who, p));
+                Column column = singleColumn(who, p);
+                int scale = type == BigDecimal.class ? (column.getScale() == null ? 2 : column.getScale()) : 0;
+                int kept = counterType.startsWith("numeric(")
+                        ? Integer.parseInt(counterType.replaceAll(".*,(\\d+)\\)", "$1")) : 0;
+                if (scale > kept) {
+                    throw fail(who, "sum = \"" + sum + "\" has " + scale + " decimal places and the counter keeps "
+                            + kept + (kept == 0 ? "; declare the counter BigDecimal with @Column(scale = " + scale + ")"
+                                      : "; give the counter @Column(scale = " + scale + ")")
+                            + " or more, so that no cent is dropped");
+                }
+                return columnName(column);
             }
         }
         for (Column c : source.getTable().getColumns()) {
