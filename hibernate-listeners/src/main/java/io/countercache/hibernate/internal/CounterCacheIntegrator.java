@@ -7,6 +7,8 @@ import io.countercache.spi.CounterDefinition;
 import io.countercache.spi.LimitDefinition;
 import org.hibernate.boot.Metadata;
 import org.hibernate.boot.spi.BootstrapContext;
+import org.hibernate.dialect.Dialect;
+import org.hibernate.dialect.PostgreSQLDialect;
 import org.hibernate.engine.jdbc.connections.spi.ConnectionProvider;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
 import org.hibernate.integrator.spi.Integrator;
@@ -47,6 +49,16 @@ public final class CounterCacheIntegrator implements Integrator {
         List<LimitDefinition> limits = CounterModel.limits(metadata);
         if (counters.isEmpty() && limits.isEmpty()) {
             log.debug("countercache: no @CounterCache or @CounterLimit in this persistence unit, nothing to do");
+            return;
+        }
+        Dialect dialect = sessionFactory.getJdbcServices().getDialect();
+        if (!(dialect instanceof PostgreSQLDialect)) {
+            // a test profile on H2, say: the declarations are checked above, but nothing counts here
+            log.warn("countercache: the database is not PostgreSQL (Hibernate's dialect is {}), so nothing keeps the {}"
+                    + " counters of this persistence unit: their columns are ordinary ones here, with no triggers, no"
+                    + " rollup workers and no check against the database. Test counting against PostgreSQL (an"
+                    + " embedded one or Testcontainers; see the README, \"Testing an application\")",
+                    dialect.getClass().getSimpleName(), counters.size());
             return;
         }
         for (CounterModel.Declared c : counters) {
