@@ -131,6 +131,23 @@ class CliIT {
         assertThat(out).matches("countercache \\d+\\.\\d+\\.\\d+.*");   // from the manifest, not a literal
     }
 
+    /** The jar published for {@code java -jar}: alone in a directory, with nothing beside it. */
+    @Test
+    void theAllJarRunsAlone(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path built;
+        try (var files = java.nio.file.Files.list(java.nio.file.Path.of("target"))) {
+            built = files.filter(f -> f.getFileName().toString().matches("countercache-cli-.*-all\\.jar")).findFirst()
+                    .orElseThrow();
+        }
+        java.nio.file.Path jar = java.nio.file.Files.copy(built, dir.resolve(built.getFileName()));
+        String javaBin = ProcessHandle.current().info().command().orElse("java");
+        Process p = new ProcessBuilder(javaBin, "-jar", jar.toString(), "status", "--jdbc-url", db.jdbcUrl(),
+                "--username", db.user(), "--password", db.password()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+        assertThat(p.waitFor()).as(out).isZero();
+        assertThat(out).contains("public.article.comments");
+    }
+
     @Test
     void statusShowsEachCounterAsTextOrJson() {
         Run json = cli("status", "--json");
