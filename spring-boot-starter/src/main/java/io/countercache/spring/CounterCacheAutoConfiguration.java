@@ -23,8 +23,8 @@ import javax.sql.DataSource;
 /**
  * countercache for Spring Boot: the {@code countercache.*} properties become the Hibernate settings of the
  * integration, so the rollup workers run inside the application on its DataSource and start and stop with the
- * context (as the SessionFactory does); a {@code countercache} health indicator; and the workers' meters on the
- * application's MeterRegistry. Every bean backs off when the application defines its own of the same name.
+ * context (as the SessionFactory does); a {@code countercache} health indicator; a {@code countercache} actuator
+ * endpoint; and the workers' meters on the application's MeterRegistry. Every bean backs off when the application defines its own of the same name.
  */
 @AutoConfiguration(before = HibernateJpaAutoConfiguration.class,
         afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
@@ -62,6 +62,20 @@ public class CounterCacheAutoConfiguration {
         @ConditionalOnEnabledHealthIndicator("countercache")
         CounterCacheHealthIndicator countercacheHealthIndicator(DataSource dataSource, CounterCacheProperties p) {
             return new CounterCacheHealthIndicator(dataSource, p.getHealth().getMaxLag());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+    @ConditionalOnBean(DataSource.class)
+    static class Endpoint {
+
+        /** {@code /actuator/countercache}, once exposed ({@code management.endpoints.web.exposure.include}). */
+        @Bean
+        @ConditionalOnMissingBean
+        @org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint
+        CounterCacheEndpoint counterCacheEndpoint(DataSource dataSource) {
+            return new CounterCacheEndpoint(dataSource);
         }
     }
 

@@ -48,6 +48,8 @@ class ForumIT {
     MeterRegistry meters;
     @Autowired
     JdbcTemplate jdbc;
+    @Autowired
+    io.countercache.spring.CounterCacheEndpoint endpoint;
 
     @Test
     void writesThroughSpringDataAreCountedByTheStartersWorker() throws Exception {
@@ -69,6 +71,18 @@ class ForumIT {
                 + " sqlstate, error) VALUES (1, 1, 1, 1, now(), '22003', 'out of range')");
         assertThat(health.health(true).getStatus()).isEqualTo(Status.DOWN);
         jdbc.update("DELETE FROM countercache.dead_letter");
+
+        // the actuator endpoint: each counter's state, and a verify of one
+        assertThat(endpoint.counters()).singleElement().satisfies(c -> {
+            assertThat(c).containsEntry("counter", "public.topic.published_posts").containsEntry("strategy", "queue")
+                    .containsEntry("deadLetters", 0L).containsEntry("triggersInstalled", true);
+        });
+        assertThat(endpoint.verify("public.topic.published_posts")).containsEntry("exact", true);
+        jdbc.update("UPDATE topic SET published_posts = published_posts + 5 WHERE id = ?", topic.getId());
+        assertThat(endpoint.verify("public.topic.published_posts")).containsEntry("exact", false)
+                .extracting(r -> r.get("drift")).asList().singleElement().asString().contains("stored=8");
+        jdbc.update("UPDATE topic SET published_posts = published_posts - 5 WHERE id = ?", topic.getId());
+        assertThat(endpoint.verify("public.topic.nothing")).containsKey("error");
 
         assertThat(meters.find("countercache.deltas.applied").functionCounter()).isNotNull();
         assertThat(meters.get("countercache.deltas.applied").functionCounter().count()).isPositive();
