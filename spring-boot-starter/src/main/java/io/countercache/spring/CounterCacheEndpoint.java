@@ -52,8 +52,14 @@ public class CounterCacheEndpoint {
             result.put("error", "no installed counter is named " + counter + "; GET /actuator/countercache lists them");
             return result;
         }
-        List<Map<String, Object>> drift = query("SELECT d.key, d.stored, d.pending, d.exact"
-                + " FROM countercache.drift(?, ?) d", found.get(0).get("id"), SAMPLE);
+        List<Map<String, Object>> drift;
+        try {
+            drift = query("SELECT d.key, d.stored, d.pending, d.exact FROM countercache.drift(?, ?) d",
+                    found.get(0).get("id"), SAMPLE);
+        } catch (SQLException e) {   // a role without the worker's grants (docs/security.md), say
+            result.put("error", e.getMessage().lines().findFirst().orElse("") + " (SQLState " + e.getSQLState() + ")");
+            return result;
+        }
         result.put("exact", drift.isEmpty());
         result.put("drift", drift);
         return result;
