@@ -12,7 +12,10 @@ import java.time.Duration;
  * @param appliedPerSecond   the same, per second of the worker's life
  * @param failures           rollup rounds of this worker that failed (each retried with backoff)
  * @param lastError          why the latest round failed, or {@code null} when it succeeded
+ * @param recounts           recounts requested and not finished ({@code countercache.recount_progress()})
+ * @param recountTargets     target keys those recounts have checked so far
  */
 public record RollupMetrics(long queueDepth, Duration oldestPending, long deadLetters, long appliedDeltas,
-                            double appliedPerSecond, long failures, String lastError) {
+                            double appliedPerSecond, long failures, String lastError, long recounts,
+                            long recountTargets) {
 }

@@ -149,7 +149,8 @@ public final class RollupWorker implements AutoCloseable {
                 Round.QueueState q = Round.queue(c);
                 double seconds = Math.max(1e-9, (System.nanoTime() - builtAt) / 1e9);
                 return new RollupMetrics(q.depth(), Duration.ofMillis(Math.max(0, Math.round(q.oldestSeconds() * 1000))),
-                        q.deadLetters(), applied.get(), applied.get() / seconds, failures.get(), lastError);
+                        q.deadLetters(), applied.get(), applied.get() / seconds, failures.get(), lastError, q.recounts(),
+                        q.recountTargets());
             } finally {
                 connections.release(c);
             }

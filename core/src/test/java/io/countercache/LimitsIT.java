@@ -77,8 +77,19 @@ class LimitsIT {
 
     @Test
     void thirtyTwoThreadsAtTheEdgeOfALimitGetExactlyTheLimit() throws Exception {
-        List<Limits.Admission> results = hammer("edge", 20, false, () -> { });
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        io.micrometer.core.instrument.Metrics.addRegistry(meters);
+        List<Limits.Admission> results;
+        try {
+            results = hammer("edge", 20, false, () -> { });
+        } finally {
+            io.micrometer.core.instrument.Metrics.removeRegistry(meters);
+        }
         assertThat(results.stream().filter(Limits.Admission::admitted).count()).as("admitted").isEqualTo(100);
+        assertThat(meters.get("countercache.limit.admissions").tags("limit", "edge", "outcome", "admitted").counter()
+                .count()).as("admissions counted on Micrometer's global registry").isEqualTo(100);
+        assertThat(meters.get("countercache.limit.admissions").tags("limit", "edge", "outcome", "rejected").counter()
+                .count()).isEqualTo(540);
         assertThat(db.queryRows("SELECT admitted, attempted, rejected FROM countercache.limit_usage_report"
                 + " WHERE limit_name = 'edge'")).containsExactly(List.of("100", "640", "540"));
         assertThat(results).filteredOn(Limits.Admission::admitted).allSatisfy(a ->

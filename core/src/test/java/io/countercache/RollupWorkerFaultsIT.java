@@ -83,6 +83,12 @@ class RollupWorkerFaultsIT {
             assertThat(queued()).as("deltas queued after the kill: the claimed batch rolled back").isEqualTo(before);
             assertThat(w.metrics().lastError()).as("connection lost: admin shutdown or I/O error").containsPattern("^SQLState (57P01|08006): ");
             assertThat(registry.get("countercache.rollup.failures").functionCounter().count()).isPositive();
+            db.execute("INSERT INTO countercache.recount_job (counter_id, targets)"
+                    + " SELECT k.id, 7 FROM countercache.counter k ORDER BY k.id LIMIT 1");
+            assertThat(w.metrics().recounts()).as("recounts requested").isOne();
+            assertThat(w.metrics().recountTargets()).as("their progress").isEqualTo(7);
+            assertThat(registry.get("countercache.recount.targets").gauge()).isNotNull();
+            db.execute("DELETE FROM countercache.recount_job");
 
             db.execute("DELETE FROM stall");
             until("the queue to drain", () -> queued() == 0);

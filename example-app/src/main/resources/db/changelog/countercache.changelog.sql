@@ -2579,12 +2579,22 @@ AS $fn$
     SELECT EXISTS (SELECT FROM countercache.counter) OR EXISTS (SELECT FROM countercache.limit_def)
 $fn$;
 
+-- How far the requested recounts have come: how many run, and the target keys they have checked so far (all of
+-- them together), for dashboards. Cheap: it reads the recount jobs only.
+CREATE OR REPLACE FUNCTION countercache.recount_progress()
+RETURNS TABLE (running bigint, targets bigint)
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT count(*), coalesce(sum(j.targets), 0)::bigint FROM countercache.recount_job j
+$fn$;
+
 -- Which library installed these functions, so that a boot check can tell another one's.
 CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '10c7242257b4808c' $fn$;
+AS $fn$ SELECT '871042553631120a' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

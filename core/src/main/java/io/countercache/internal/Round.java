@@ -30,10 +30,11 @@ public final class Round {
     private static final String RECOUNT_STEP = "SELECT s.targets FROM countercache.recount_next(?) s";
     private static final String PRUNE = "SELECT countercache.prune_limit_usage(?), countercache.prune_slots(?)";
     private static final long PRUNE_EVERY_NANOS = 60_000_000_000L;
-    private static final String QUEUE = "SELECT q.depth, q.oldest_seconds, q.dead_letters FROM countercache.queue_state() q";
+    private static final String QUEUE = "SELECT q.depth, q.oldest_seconds, q.dead_letters, r.running, r.targets"
+            + " FROM countercache.queue_state() q, countercache.recount_progress() r";
 
     /** The queue as {@code countercache.queue_state()} reports it. */
-    public record QueueState(long depth, double oldestSeconds, long deadLetters) {
+    public record QueueState(long depth, double oldestSeconds, long deadLetters, long recounts, long recountTargets) {
     }
 
     private final String name;
@@ -128,7 +129,7 @@ public final class Round {
     public static QueueState queue(Connection c) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(QUEUE); ResultSet rs = ps.executeQuery()) {
             rs.next();
-            return new QueueState(rs.getLong(1), rs.getDouble(2), rs.getLong(3));
+            return new QueueState(rs.getLong(1), rs.getDouble(2), rs.getLong(3), rs.getLong(4), rs.getLong(5));
         }
     }
 

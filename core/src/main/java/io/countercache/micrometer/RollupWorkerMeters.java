@@ -57,7 +57,13 @@ public final class RollupWorkerMeters implements MeterBinder, AutoCloseable {
                 .description("Deltas this worker folded into counters").baseUnit("deltas").tag("worker", tag)
                 .register(registry),
                 FunctionCounter.builder("countercache.rollup.failures", worker, RollupWorker::failures)
-                .description("Rollup rounds that failed and were retried").tag("worker", tag).register(registry));
+                .description("Rollup rounds that failed and were retried").tag("worker", tag).register(registry),
+                Gauge.builder("countercache.recounts", this, queue(RollupMetrics::recounts))
+                .description("Recounts requested and not finished").tag("worker", tag).strongReference(true)
+                .register(registry),
+                Gauge.builder("countercache.recount.targets", this, queue(RollupMetrics::recountTargets))
+                .description("Target keys the running recounts have checked").baseUnit("targets").tag("worker", tag)
+                .strongReference(true).register(registry));
         synchronized (removals) {
             meters.forEach(m -> removals.add(() -> registry.remove(m)));
         }

@@ -107,3 +107,13 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT EXISTS (SELECT FROM countercache.counter) OR EXISTS (SELECT FROM countercache.limit_def)
 $fn$;
+
+-- How far the requested recounts have come: how many run, and the target keys they have checked so far (all of
+-- them together), for dashboards. Cheap: it reads the recount jobs only.
+CREATE OR REPLACE FUNCTION countercache.recount_progress()
+RETURNS TABLE (running bigint, targets bigint)
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT count(*), coalesce(sum(j.targets), 0)::bigint FROM countercache.recount_job j
+$fn$;

@@ -50,6 +50,10 @@ class ForumIT {
     JdbcTemplate jdbc;
     @Autowired
     io.countercache.spring.CounterCacheEndpoint endpoint;
+    @Autowired
+    io.micrometer.prometheusmetrics.PrometheusMeterRegistry prometheus;
+    @Autowired
+    javax.sql.DataSource dataSource;
 
     @Test
     void writesThroughSpringDataAreCountedByTheStartersWorker() throws Exception {
@@ -86,6 +90,19 @@ class ForumIT {
 
         assertThat(meters.find("countercache.deltas.applied").functionCounter()).isNotNull();
         assertThat(meters.get("countercache.deltas.applied").functionCounter().count()).isPositive();
+        // every series the Grafana dashboard (docs/grafana) reads is in the Prometheus scrape of this application
+        jdbc.execute("SELECT countercache.define_limit('posts_per_minute', interval '1 minute', 100)");
+        io.countercache.Limits.admit(dataSource, "posts_per_minute", topic.getId());
+        String scrape = prometheus.scrape();
+        String dashboard = java.nio.file.Files.readString(java.nio.file.Path.of("../docs/grafana/countercache-dashboard.json"));
+        java.util.Set<String> series = new java.util.TreeSet<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("countercache_[a-z_]+").matcher(dashboard);
+        while (m.find()) {
+            series.add(m.group());
+        }
+        assertThat(series).as("series the dashboard reads").hasSizeGreaterThanOrEqualTo(8)
+                .allSatisfy(name -> assertThat(scrape).as("the scrape").containsPattern("(?m)^" + name + "[{ ]"));
+
         assertThat(new ClassPathResource("META-INF/spring-configuration-metadata.json")
                 .getContentAsString(StandardCharsets.UTF_8))
                 .as("IDEs complete countercache.* from the starter's metadata")
