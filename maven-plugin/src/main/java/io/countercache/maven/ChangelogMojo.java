@@ -1,6 +1,7 @@
 package io.countercache.maven;
 
 import io.countercache.CounterCacheException;
+import io.countercache.flyway.MigrationWriter;
 import io.countercache.hibernate.spi.EntityModel;
 import io.countercache.liquibase.ChangelogWriter;
 import org.apache.maven.plugin.AbstractMojo;
@@ -40,6 +41,17 @@ abstract class ChangelogMojo extends AbstractMojo {
     @Parameter
     Map<String, String> settings = new LinkedHashMap<>();
 
+    /**
+     * What to write: {@code liquibase} (the changelog file, the default) or {@code flyway} (repeatable migrations in
+     * {@code migrations}).
+     */
+    @Parameter(property = "countercache.format", defaultValue = "liquibase")
+    String format = "liquibase";
+
+    /** The directory of the Flyway migrations, relative to the project's directory (format flyway). */
+    @Parameter(property = "countercache.migrations", defaultValue = "src/main/resources/db/migration")
+    File migrations = new File("src/main/resources/db/migration");
+
     /** The changelog's name (default: the package that holds every entity); see the README. */
     @Parameter(property = "countercache.changelogName")
     String changelogName;
@@ -51,8 +63,11 @@ abstract class ChangelogMojo extends AbstractMojo {
     @Parameter(property = "countercache.skip", defaultValue = "false")
     boolean skip;
 
-    /** The changelog the project's entities generate, or a build failure that names every bad declaration. */
-    String render() throws MojoExecutionException, MojoFailureException {
+    /**
+     * The files the project's entities generate (absolute path to text): the changelog, or the Flyway migrations; or
+     * a build failure that names every bad declaration.
+     */
+    Map<Path, String> render() throws MojoExecutionException, MojoFailureException {
         Path classes = Path.of(project.getBuild().getOutputDirectory());
         Thread thread = Thread.currentThread();
         ClassLoader previous = thread.getContextClassLoader();
@@ -68,8 +83,21 @@ abstract class ChangelogMojo extends AbstractMojo {
             resolved.putAll(settings);
             getLog().debug("countercache: entities " + entities + ", settings " + resolved);
             Quiet.hibernate();
-            return ChangelogWriter.render(changelogName != null ? changelogName : EntityModel.changelogName(entities),
-                    EntityModel.counters(entities, resolved), EntityModel.limits(entities), REGENERATE);
+            String name = changelogName != null ? changelogName : EntityModel.changelogName(entities);
+            Map<Path, String> files = new LinkedHashMap<>();
+            switch (format) {
+                case "liquibase" -> files.put(changelogFile().toPath().toAbsolutePath().normalize(), ChangelogWriter.render(
+                        name, EntityModel.counters(entities, resolved), EntityModel.limits(entities), REGENERATE));
+                case "flyway" -> {
+                    Path dir = (migrations.isAbsolute() ? migrations : new File(project.getBasedir(), migrations.getPath()))
+                            .toPath().toAbsolutePath().normalize();
+                    MigrationWriter.render(name, EntityModel.counters(entities, resolved), EntityModel.limits(entities),
+                            REGENERATE).forEach((f, text) -> files.put(dir.resolve(f), text));
+                }
+                default -> throw new MojoFailureException("countercache: format = \"" + format
+                        + "\" is neither liquibase nor flyway");
+            }
+            return files;
         } catch (CounterCacheException e) {
             throw new MojoFailureException(e.getMessage(), e);
         } catch (IOException e) {

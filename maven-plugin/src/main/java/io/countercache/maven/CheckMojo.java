@@ -23,18 +23,20 @@ public class CheckMojo extends ChangelogMojo {
         if (skip) {
             return;
         }
-        String expected = render();
-        var file = changelogFile().toPath();
-        String committed;
-        try {
-            committed = Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
-        } catch (IOException e) {
-            throw new MojoExecutionException("countercache: cannot read " + file + ": " + e.getMessage(), e);
-        }
-        if (!committed.equals(expected)) {
-            String name = project.getBasedir().toPath().relativize(file).toString();
-            throw new MojoFailureException("countercache: " + name + (committed.isEmpty() ? " does not exist"
-                    : " differs from what the entities generate") + "; run " + REGENERATE + " and commit it\n" + LineDiff.unified(name, committed, expected, 3));
+        for (var generated : render().entrySet()) {
+            var file = generated.getKey();
+            String expected = generated.getValue(), committed;
+            try {
+                committed = Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+            } catch (IOException e) {
+                throw new MojoExecutionException("countercache: cannot read " + file + ": " + e.getMessage(), e);
+            }
+            if (!committed.equals(expected)) {
+                String name = project.getBasedir().toPath().relativize(file).toString();
+                throw new MojoFailureException("countercache: " + name + (committed.isEmpty() ? " does not exist"
+                        : " differs from what the entities generate") + "; run " + REGENERATE + " and commit it\n"
+                        + LineDiff.unified(name, committed, expected, 3));
+            }
         }
     }
 }

@@ -14,7 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Writes the Liquibase changelog that installs the counters of the project's entities:
+ * Writes the Liquibase changelog (or, with {@code format} flyway, the Flyway migrations) that installs the counters
+ * of the project's entities:
  * {@code mvn process-classes countercache:generate}. The file is deterministic, so it diffs cleanly in review. When it
  * lies in a resource directory, its copy in the build's output directory is refreshed too: process-resources copied
  * the old file before this goal ran, and an application started from the build's classes would apply that one.
@@ -28,15 +29,17 @@ public class GenerateMojo extends ChangelogMojo {
         if (skip) {
             return;
         }
-        String text = render();
-        var file = changelogFile().toPath().toAbsolutePath().normalize();
-        write(file, text, project.getBasedir().toPath().relativize(file).toString());
-        for (Resource r : project.getResources()) {
-            Path dir = project.getBasedir().toPath().resolve(r.getDirectory()).toAbsolutePath().normalize();
-            if (file.startsWith(dir) && !r.isFiltering()) {
-                Path out = Path.of(project.getBuild().getOutputDirectory());
-                Path copy = (r.getTargetPath() == null ? out : out.resolve(r.getTargetPath())).resolve(dir.relativize(file));
-                write(copy, text, "its copy in " + project.getBasedir().toPath().relativize(copy.toAbsolutePath()));
+        for (var generated : render().entrySet()) {
+            Path file = generated.getKey();
+            String text = generated.getValue();
+            write(file, text, project.getBasedir().toPath().relativize(file).toString());
+            for (Resource r : project.getResources()) {
+                Path dir = project.getBasedir().toPath().resolve(r.getDirectory()).toAbsolutePath().normalize();
+                if (file.startsWith(dir) && !r.isFiltering()) {
+                    Path out = Path.of(project.getBuild().getOutputDirectory());
+                    Path copy = (r.getTargetPath() == null ? out : out.resolve(r.getTargetPath())).resolve(dir.relativize(file));
+                    write(copy, text, "its copy in " + project.getBasedir().toPath().relativize(copy.toAbsolutePath()));
+                }
             }
         }
     }

@@ -53,6 +53,27 @@ class GoalsTest {
                 .hasMessageContaining("+            \"declared_by\": \"Post.replies\",");
     }
 
+    @Test
+    void withFormatFlywayTheGoalsWriteAndCheckRepeatableMigrations() throws Exception {
+        GenerateMojo generate = goal(new GenerateMojo(), testClasses(), "io.countercache.maven.fixture.good");
+        generate.format = "flyway";
+        generate.migrations = new File("migration");
+        generate.changelogName = "forum";
+        generate.execute();
+        assertThat(base.resolve("migration")).isDirectoryContaining("glob:**R__countercache_forum.sql")
+                .isDirectoryContaining("glob:**R__countercache_forum_recount.sql")
+                .isDirectoryContaining("glob:**R__countercache_forum_recount.sql.conf");
+        assertThat(base.resolve("migration/R__countercache_forum.sql")).content().contains("\"declared_by\": \"Post.replies\"");
+        CheckMojo check = goal(new CheckMojo(), testClasses(), "io.countercache.maven.fixture.good");
+        check.format = "flyway";
+        check.migrations = new File("migration");
+        check.changelogName = "forum";
+        check.execute();
+        Files.writeString(base.resolve("migration/R__countercache_forum_recount.sql"), "-- edited");
+        assertThatThrownBy(check::execute).isInstanceOf(MojoFailureException.class)
+                .hasMessageContaining("migration/R__countercache_forum_recount.sql differs from what the entities generate");
+    }
+
     /** process-resources copied the old changelog before generate ran: one run of generate refreshes that copy too. */
     @Test
     void generateRefreshesTheCopyInTheBuildsClasses() throws Exception {
