@@ -1,5 +1,6 @@
 package io.countercache.cli;
 
+import io.countercache.flyway.MigrationWriter;
 import io.countercache.hibernate.spi.EntityModel;
 import io.countercache.liquibase.ChangelogWriter;
 import picocli.CommandLine.Command;
@@ -28,11 +29,16 @@ import java.util.concurrent.Callable;
  * pass the same naming settings the application uses.
  */
 @Command(name = "generate", mixinStandardHelpOptions = true,
-        description = "Write the Liquibase changelog that installs the counters of these entity classes.")
+        description = "Write the Liquibase changelog (or, with --flyway, the Flyway migrations) that installs the"
+                + " counters of these entity classes.")
 final class Generate implements Callable<Integer> {
 
     @Option(names = "--out", paramLabel = "FILE", description = "Where to write the changelog (default: standard output).")
     Path out;
+
+    @Option(names = "--flyway", paramLabel = "DIR",
+            description = "Write Flyway repeatable migrations into this directory instead of a Liquibase changelog.")
+    Path flyway;
 
     @Option(names = "--setting", paramLabel = "KEY=VALUE",
             description = "A Hibernate setting that changes names (naming strategies, default schema); repeatable.")
@@ -56,9 +62,16 @@ final class Generate implements Callable<Integer> {
                 throw new IllegalArgumentException("entity class " + name + " is not on the classpath");
             }
         }
-        String text = ChangelogWriter.render(changelogName != null ? changelogName : EntityModel.changelogName(entities),
-                EntityModel.counters(entities, new LinkedHashMap<String, Object>(settings)), EntityModel.limits(entities),
-                null);
+        String name = changelogName != null ? changelogName : EntityModel.changelogName(entities);
+        var counters = EntityModel.counters(entities, new LinkedHashMap<String, Object>(settings));
+        if (flyway != null) {
+            Files.createDirectories(flyway);
+            for (var file : MigrationWriter.render(name, counters, EntityModel.limits(entities), null).entrySet()) {
+                Files.writeString(flyway.resolve(file.getKey()), file.getValue(), StandardCharsets.UTF_8);
+            }
+            return 0;
+        }
+        String text = ChangelogWriter.render(name, counters, EntityModel.limits(entities), null);
         if (out == null) {
             System.out.print(text);
         } else {

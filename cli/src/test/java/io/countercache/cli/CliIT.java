@@ -131,6 +131,17 @@ class CliIT {
         assertThat(out).matches("countercache \\d+\\.\\d+\\.\\d+.*");   // from the manifest, not a literal
     }
 
+    @Test
+    void generateWritesFlywayMigrationsWithFlyway(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        assertThat(Main.run(new String[]{"generate", "--flyway", dir.toString(), "--changelog-name", "stories",
+                "io.countercache.cli.fixture.Story", "io.countercache.cli.fixture.Note"})).isZero();
+        assertThat(dir.resolve("R__countercache_stories.sql")).content().contains("\"declared_by\": \"Story.notes\"");
+        assertThat(dir.resolve("R__countercache_stories_recount.sql")).content()
+                .contains("CALL countercache.run_recounts();");
+        assertThat(dir.resolve("R__countercache_stories_recount.sql.conf")).content()
+                .contains("executeInTransaction=false");
+    }
+
     /** The jar published for {@code java -jar}: alone in a directory, with nothing beside it. */
     @Test
     void theAllJarRunsAlone(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
