@@ -1,6 +1,7 @@
 package io.countercache;
 
 import io.countercache.internal.LimitMeters;
+import io.countercache.spi.OptionalDependencies;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -15,9 +16,6 @@ import java.util.UUID;
  * admission, and the attempt, back. One row lock per limit, key and period; different keys never wait for each other.
  */
 public final class Limits {
-
-    /** Whether Micrometer is on the class path (an optional dependency): admissions are then counted. */
-    private static final boolean MICROMETER = present("io.micrometer.core.instrument.Metrics");
 
     private static final String ADMIT = "SELECT a.admitted, a.admitted_count, a.attempted_count, a.max_admits,"
             + " a.period_start FROM countercache.admit_report(?, ?) a";
@@ -51,7 +49,7 @@ public final class Limits {
                 rs.next();
                 Admission a = new Admission(rs.getBoolean(1), rs.getLong(2), rs.getLong(3), rs.getLong(4),
                         rs.getTimestamp(5).toInstant());
-                if (MICROMETER) {
+                if (OptionalDependencies.MICROMETER) {   // admissions are counted
                     LimitMeters.record(limit, a.admitted());
                 }
                 return a;
@@ -81,14 +79,5 @@ public final class Limits {
         }
         throw new CounterCacheException("countercache: a limit key must be a String, a Number or a UUID, got "
                 + (key == null ? "null" : key.getClass().getName()));
-    }
-
-    private static boolean present(String className) {
-        try {
-            Class.forName(className, false, Limits.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
-        }
     }
 }

@@ -764,6 +764,7 @@ BEGIN
                                ELSE format(E'        %s;\n', stmt) END;
         ELSE
             FOREACH c IN ARRAY cs LOOP
+                stmt := countercache.deltas_sql(ARRAY[c], added, removed, single) || ' ORDER BY k';
                 out := out || format(
                     E'        FOR r IN %1$s LOOP\n'
                     || E'            SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = %2$s AND x.%3$I = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;\n'
@@ -783,9 +784,7 @@ BEGIN
                     || E'                END IF;\n'
                     || E'            END IF;\n'
                     || E'        END LOOP;\n',
-                    CASE WHEN dynamic THEN format('EXECUTE %L', countercache.deltas_sql(ARRAY[c], added, removed, single) || ' ORDER BY k')
-                         ELSE countercache.deltas_sql(ARRAY[c], added, removed, single) || ' ORDER BY k' END,
-                    c.id, g.kc, c.slots - 1, c.id || ':');
+                    CASE WHEN dynamic THEN format('EXECUTE %L', stmt) ELSE stmt END, c.id, g.kc, c.slots - 1, c.id || ':');
             END LOOP;
         END IF;
     END LOOP;
@@ -1853,8 +1852,7 @@ $fn$;
 -- are applied in one update. A refused counter's deltas go to countercache.dead_letter with the error, unless an
 -- older delta of the same counter and target is still queued (another round holds it) or an amount of them sits in
 -- a slot (a writer holds it, or it waits for the next flush; a slot has no place in the queue's order, so it may be
--- older): then they go back to the
--- queue under their first ids, to be applied after it. Transient failures (deadlock, serialization, lock timeout,
+-- older): then they go back to the queue under their first ids, to be applied after it. Transient failures (deadlock, serialization, lock timeout,
 -- resources, shutdown) abort the round.
 CREATE OR REPLACE FUNCTION countercache.rollup_report(max_deltas integer DEFAULT countercache.default_batch_size(), with_keys boolean DEFAULT true)
 RETURNS TABLE (counter_id integer, consumed bigint, target_ids bigint[], target_uuids uuid[])
@@ -2594,7 +2592,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '871042553631120a' $fn$;
+AS $fn$ SELECT '4b5a3a8aa7e51f8f' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

@@ -244,6 +244,7 @@ BEGIN
                                ELSE format(E'        %s;\n', stmt) END;
         ELSE
             FOREACH c IN ARRAY cs LOOP
+                stmt := countercache.deltas_sql(ARRAY[c], added, removed, single) || ' ORDER BY k';
                 out := out || format(
                     E'        FOR r IN %1$s LOOP\n'
                     || E'            SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = %2$s AND x.%3$I = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;\n'
@@ -263,9 +264,7 @@ BEGIN
                     || E'                END IF;\n'
                     || E'            END IF;\n'
                     || E'        END LOOP;\n',
-                    CASE WHEN dynamic THEN format('EXECUTE %L', countercache.deltas_sql(ARRAY[c], added, removed, single) || ' ORDER BY k')
-                         ELSE countercache.deltas_sql(ARRAY[c], added, removed, single) || ' ORDER BY k' END,
-                    c.id, g.kc, c.slots - 1, c.id || ':');
+                    CASE WHEN dynamic THEN format('EXECUTE %L', stmt) ELSE stmt END, c.id, g.kc, c.slots - 1, c.id || ':');
             END LOOP;
         END IF;
     END LOOP;

@@ -93,8 +93,7 @@ $fn$;
 -- are applied in one update. A refused counter's deltas go to countercache.dead_letter with the error, unless an
 -- older delta of the same counter and target is still queued (another round holds it) or an amount of them sits in
 -- a slot (a writer holds it, or it waits for the next flush; a slot has no place in the queue's order, so it may be
--- older): then they go back to the
--- queue under their first ids, to be applied after it. Transient failures (deadlock, serialization, lock timeout,
+-- older): then they go back to the queue under their first ids, to be applied after it. Transient failures (deadlock, serialization, lock timeout,
 -- resources, shutdown) abort the round.
 CREATE OR REPLACE FUNCTION countercache.rollup_report(max_deltas integer DEFAULT countercache.default_batch_size(), with_keys boolean DEFAULT true)
 RETURNS TABLE (counter_id integer, consumed bigint, target_ids bigint[], target_uuids uuid[])

@@ -1,10 +1,13 @@
 package io.countercache.example.boot;
 
+import io.countercache.Limits;
 import io.countercache.hibernate.CounterCaches;
+import io.countercache.spring.CounterCacheEndpoint;
 import io.countercache.spring.CounterCacheHealthIndicator;
 import io.countercache.testing.TestDatabase;
 import io.countercache.testing.TestPostgres;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import jakarta.persistence.EntityManagerFactory;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -15,8 +18,15 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import javax.sql.DataSource;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -49,11 +59,11 @@ class ForumIT {
     @Autowired
     JdbcTemplate jdbc;
     @Autowired
-    io.countercache.spring.CounterCacheEndpoint endpoint;
+    CounterCacheEndpoint endpoint;
     @Autowired
-    io.micrometer.prometheusmetrics.PrometheusMeterRegistry prometheus;
+    PrometheusMeterRegistry prometheus;
     @Autowired
-    javax.sql.DataSource dataSource;
+    DataSource dataSource;
 
     @Test
     void writesThroughSpringDataAreCountedByTheStartersWorker() throws Exception {
@@ -92,11 +102,11 @@ class ForumIT {
         assertThat(meters.get("countercache.deltas.applied").functionCounter().count()).isPositive();
         // every series the Grafana dashboard (docs/grafana) reads is in the Prometheus scrape of this application
         jdbc.execute("SELECT countercache.define_limit('posts_per_minute', interval '1 minute', 100)");
-        io.countercache.Limits.admit(dataSource, "posts_per_minute", topic.getId());
+        Limits.admit(dataSource, "posts_per_minute", topic.getId());
         String scrape = prometheus.scrape();
-        String dashboard = java.nio.file.Files.readString(java.nio.file.Path.of("../docs/grafana/countercache-dashboard.json"));
-        java.util.Set<String> series = new java.util.TreeSet<>();
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("countercache_[a-z_]+").matcher(dashboard);
+        String dashboard = Files.readString(Path.of("../docs/grafana/countercache-dashboard.json"));
+        Set<String> series = new TreeSet<>();
+        Matcher m = Pattern.compile("countercache_[a-z_]+").matcher(dashboard);
         while (m.find()) {
             series.add(m.group());
         }

@@ -5,6 +5,7 @@ import io.countercache.RollupListener;
 import io.countercache.RollupWorker;
 import io.countercache.micrometer.RollupWorkerMeters;
 import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.OptionalDependencies;
 import org.hibernate.SessionFactory;
 import org.hibernate.SessionFactoryObserver;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
@@ -98,7 +99,7 @@ public final class CounterCacheService implements Service, SessionFactoryObserve
                     .listener(listener)
                     .build();
             workers.add(worker.start());
-            if (settings.metrics() && micrometerPresent()) {
+            if (settings.metrics() && OptionalDependencies.MICROMETER) {
                 meters.add(Micrometer.bind(worker));
             }
         }
@@ -121,15 +122,6 @@ public final class CounterCacheService implements Service, SessionFactoryObserve
     private String workerName(int i, int threads) {
         String unit = factory.getName();
         return "countercache-rollup" + (unit == null || unit.isBlank() ? "" : "-" + unit) + (threads == 1 ? "" : "-" + i);
-    }
-
-    private static boolean micrometerPresent() {
-        try {
-            Class.forName("io.micrometer.core.instrument.Metrics", false, CounterCacheService.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException e) {
-            return false;
-        }
     }
 
     /** Loaded only when Micrometer is on the classpath. */

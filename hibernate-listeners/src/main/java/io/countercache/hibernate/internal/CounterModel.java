@@ -213,7 +213,7 @@ public final class CounterModel {
                     + " unit; annotate it with @Entity and list it with the others");
         }
         checkRoot(who, source);
-        String sum = cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim(), columnType);
+        String sum = cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim(), counter);
         String[] path = cc.via().split("\\.", -1);
         if (path.length > 2) {
             throw fail(who, "via = \"" + cc.via() + "\" has " + path.length + " steps; a path may have two"
@@ -289,7 +289,7 @@ public final class CounterModel {
             PersistentClass element = metadata.getEntityBinding(((org.hibernate.mapping.OneToMany) c.getElement())
                     .getReferencedEntityName());
             checkRoot(who, element);
-            String sum = cc.sum().isBlank() ? null : sumColumn(who, element, cc.sum().trim(), columnType);
+            String sum = cc.sum().isBlank() ? null : sumColumn(who, element, cc.sum().trim(), counter);
             return new CounterDefinition(who, tableName(metadata, target.getTable()),
                     columnName(target.getIdentifier().getColumns().get(0)), keyType,
                     columnName(singleColumn(who, counter)), columnType, tableName(metadata, element.getTable()), fk,
@@ -338,10 +338,15 @@ public final class CounterModel {
         return m;
     }
 
+    /** The decimal places of a BigDecimal column: its scale, or Hibernate's default of 2 where it names none. */
+    private static int scale(Column column) {
+        return column.getScale() == null ? 2 : column.getScale();
+    }
+
     /** {@code numeric(p,s)} of a BigDecimal counter column, Hibernate's defaults (38, 2) where it names none. */
     private static String decimalType(String who, Column column) {
         int precision = column.getPrecision() == null ? 38 : column.getPrecision();
-        int scale = column.getScale() == null ? 2 : column.getScale();
+        int scale = scale(column);
         if (scale > 18 || scale > precision) {
             throw fail(who, "the column has scale " + scale + "; a BigDecimal counter keeps at most 18 decimal places"
                     + " (set @Column(precision = ..., scale = ...))");
@@ -353,7 +358,7 @@ public final class CounterModel {
      * The column that {@code sum} names, checked against the counter's column type: an integral or BigDecimal
      * attribute, with no more decimal places than the counter keeps.
      */
-    private static String sumColumn(String who, PersistentClass source, String sum, String counterType) {
+    private static String sumColumn(String who, PersistentClass source, String sum, Property counter) {
         for (Property p : source.getPropertyClosure()) {
             if (p.getName().equals(sum)) {
                 Class<?> type = p.getType().getReturnedClass();
@@ -364,9 +369,8 @@ public final class CounterModel {
                             + " BigDecimal attribute" + (floating ? " (floating point sums cannot be exact)" : ""));
                 }
                 Column column = singleColumn(who, p);
-                int scale = type == BigDecimal.class ? (column.getScale() == null ? 2 : column.getScale()) : 0;
-                int kept = counterType.startsWith("numeric(")
-                        ? Integer.parseInt(counterType.replaceAll(".*,(\\d+)\\)", "$1")) : 0;
+                int scale = type == BigDecimal.class ? scale(column) : 0;
+                int kept = counter.getType().getReturnedClass() == BigDecimal.class ? scale(singleColumn(who, counter)) : 0;
                 if (scale > kept) {
                     throw fail(who, "sum = \"" + sum + "\" has " + scale + " decimal places and the counter keeps "
                             + kept + (kept == 0 ? "; declare the counter BigDecimal with @Column(scale = " + scale + ")"
