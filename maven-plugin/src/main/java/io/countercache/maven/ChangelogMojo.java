@@ -56,7 +56,10 @@ abstract class ChangelogMojo extends AbstractMojo {
     @Parameter(property = "countercache.changelogName")
     String changelogName;
 
-    /** Only entities in these packages (and below); default: every entity of the project's classes. */
+    /**
+     * Only entities in these packages (and below); default: every entity of the project's classes, of which only those
+     * the counters reach are modelled (see {@link ProjectEntities#needed}).
+     */
     @Parameter
     List<String> packages = new ArrayList<>();
 
@@ -84,6 +87,7 @@ abstract class ChangelogMojo extends AbstractMojo {
             getLog().debug("countercache: entities " + entities + ", settings " + resolved);
             Quiet.hibernate();
             String name = changelogName != null ? changelogName : EntityModel.changelogName(entities);
+            entities = ProjectEntities.needed(entities);
             Map<Path, String> files = new LinkedHashMap<>();
             switch (format) {
                 case "liquibase" -> files.put(changelogFile().toPath().toAbsolutePath().normalize(), ChangelogWriter.render(
@@ -100,6 +104,9 @@ abstract class ChangelogMojo extends AbstractMojo {
             return files;
         } catch (CounterCacheException e) {
             throw new MojoFailureException(e.getMessage(), e);
+        } catch (org.hibernate.MappingException e) {
+            throw new MojoFailureException("countercache: Hibernate cannot map the entities the counters need: "
+                    + e.getMessage() + "; fix that mapping, or name the packages to scan with <packages>", e);
         } catch (IOException e) {
             throw new MojoExecutionException("countercache: cannot read " + classes + ": " + e.getMessage(), e);
         } finally {

@@ -91,6 +91,26 @@ class GoalsTest {
                 .hasSameTextualContentAs(base.resolve("src/main/resources/db/countercache.changelog.sql"));
     }
 
+    /**
+     * Without {@code <packages>} the goals scan every entity, but model only those the counters need: an unrelated
+     * entity that Hibernate would refuse does not fail the build.
+     */
+    @Test
+    void withoutPackagesAnUnrelatedEntityIsLeftOut() throws Exception {
+        Path classes = base.resolve("classes");
+        for (String p : List.of("good", "unrelated")) {
+            copyTree(testClasses().resolve("io/countercache/maven/fixture/" + p), classes.resolve("io/countercache/maven/fixture/" + p));
+        }
+        goal(new GenerateMojo(), classes).execute();
+        assertThat(base.resolve("countercache.changelog.sql")).content()
+                .contains("\"declared_by\": \"Post.replies\"")
+                .contains("countercache.prune('io.countercache.maven.fixture', ");   // named as before: by every entity
+        assertThatThrownBy(() -> goal(new GenerateMojo(), classes, "io.countercache.maven.fixture.unrelated").execute())
+                .isInstanceOf(MojoFailureException.class)
+                .hasMessageContaining("Hibernate cannot map the entities the counters need: Entity 'io.countercache.maven.fixture.unrelated.Draft' has no identifier")
+                .hasMessageEndingWith("fix that mapping, or name the packages to scan with <packages>");
+    }
+
     private static void copyTree(Path from, Path to) throws java.io.IOException {
         try (var files = Files.walk(from)) {
             for (Path f : files.toList()) {
