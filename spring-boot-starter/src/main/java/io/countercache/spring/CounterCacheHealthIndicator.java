@@ -12,7 +12,8 @@ import java.time.Duration;
 /**
  * DOWN when counters are not being kept: the oldest pending delta is older than {@code countercache.health.max-lag}
  * (no worker runs, or the workers fall behind), or a delta was refused by its target and waits as a dead letter.
- * Details: pending deltas, the age of the oldest, dead letters. Needs EXECUTE on {@code countercache.queue_state()}
+ * Details: pending deltas, the age of the oldest, dead letters. UNKNOWN, which leaves the application's health as it
+ * is, when the database is not PostgreSQL (an application tested on H2): nothing keeps counters there. Needs EXECUTE on {@code countercache.queue_state()}
  * (docs/security.md, the reader script).
  */
 public class CounterCacheHealthIndicator extends AbstractHealthIndicator {
@@ -28,8 +29,19 @@ public class CounterCacheHealthIndicator extends AbstractHealthIndicator {
 
     @Override
     protected void doHealthCheck(Health.Builder builder) throws Exception {
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement(
+        try (Connection c = dataSource.getConnection()) {
+            String product = c.getMetaData().getDatabaseProductName();
+            if (!"PostgreSQL".equals(product)) {
+                builder.unknown().withDetail("reason", "the database is " + product + ", not PostgreSQL: countercache"
+                        + " keeps no counters here (as the log said at boot)");
+                return;
+            }
+            check(c, builder);
+        }
+    }
+
+    private void check(Connection c, Health.Builder builder) throws Exception {
+        try (PreparedStatement ps = c.prepareStatement(
                      "SELECT s.depth, s.oldest_seconds, s.dead_letters FROM countercache.queue_state() s");
              ResultSet rs = ps.executeQuery()) {
             rs.next();

@@ -1,0 +1,129 @@
+package io.countercache.example.boot;
+
+import io.countercache.Limits;
+import io.countercache.hibernate.CounterCaches;
+import io.countercache.spring.CounterCacheEndpoint;
+import io.countercache.spring.CounterCacheHealthIndicator;
+import io.countercache.testing.TestDatabase;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import jakarta.persistence.EntityManagerFactory;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+
+import javax.sql.DataSource;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The starter end to end, against real PostgreSQL: Spring Boot's migration tool (Liquibase in {@link ForumIT},
+ * Flyway in {@link ForumOnFlywayIT}) installs the schema and the generated counters, Spring Data JPA writes, the
+ * worker the starter runs folds the queue, and health, endpoint and metrics tell the state.
+ */
+@SpringBootTest
+abstract class ForumTests {
+
+    /** Each subclass's own database, handed to Spring Boot as its DataSource. */
+    static void database(DynamicPropertyRegistry registry, TestDatabase db) {
+        registry.add("spring.datasource.url", db::jdbcUrl);
+        registry.add("spring.datasource.username", db::user);
+        registry.add("spring.datasource.password", db::password);
+    }
+
+    @Autowired
+    TopicRepository topics;
+    @Autowired
+    PostRepository posts;
+    @Autowired
+    EntityManagerFactory emf;
+    @Autowired
+    CounterCacheHealthIndicator health;
+    @Autowired
+    MeterRegistry meters;
+    @Autowired
+    JdbcTemplate jdbc;
+    @Autowired
+    CounterCacheEndpoint endpoint;
+    @Autowired
+    PrometheusMeterRegistry prometheus;
+    @Autowired
+    DataSource dataSource;
+
+    @Test
+    void writesThroughSpringDataAreCountedByTheStartersWorker() throws Exception {
+        Topic topic = topics.save(new Topic("welcome"));
+        posts.save(new Post(topic, "first", true));
+        posts.save(new Post(topic, "second", true));
+        Post draft = posts.save(new Post(topic, "draft", false));
+        try (var em = emf.createEntityManager()) {
+            assertThat(CounterCaches.exact(em, Topic.class, "publishedPosts", topic.getId())).isEqualTo(2);
+        }
+        draft.publish();
+        posts.save(draft);
+        assertThat(eventually(() -> topics.findById(topic.getId()).orElseThrow().getPublishedPosts(), 3L))
+                .as("the column, once the in-process worker has rolled up").isEqualTo(3);
+
+        assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
+        assertThat(health.health(true).getDetails()).containsEntry("deadLetters", 0L);
+        jdbc.update("INSERT INTO countercache.dead_letter (counter_id, target_id, delta, deltas, first_enqueued_at,"
+                + " sqlstate, error) VALUES (1, 1, 1, 1, now(), '22003', 'out of range')");
+        assertThat(health.health(true).getStatus()).isEqualTo(Status.DOWN);
+        jdbc.update("DELETE FROM countercache.dead_letter");
+
+        // the actuator endpoint: each counter's state, and a verify of one
+        assertThat(endpoint.counters()).singleElement().satisfies(c -> {
+            assertThat(c).containsEntry("counter", "public.topic.published_posts").containsEntry("strategy", "queue")
+                    .containsEntry("deadLetters", 0L).containsEntry("triggersInstalled", true);
+        });
+        assertThat(endpoint.verify("public.topic.published_posts")).containsEntry("exact", true);
+        jdbc.update("UPDATE topic SET published_posts = published_posts + 5 WHERE id = ?", topic.getId());
+        assertThat(endpoint.verify("public.topic.published_posts")).containsEntry("exact", false)
+                .extracting(r -> r.get("drift")).asList().singleElement().asString().contains("stored=8");
+        jdbc.update("UPDATE topic SET published_posts = published_posts - 5 WHERE id = ?", topic.getId());
+        assertThat(endpoint.verify("public.topic.nothing")).containsKey("error");
+
+        assertThat(meters.find("countercache.deltas.applied").functionCounter()).isNotNull();
+        assertThat(meters.get("countercache.deltas.applied").functionCounter().count()).isPositive();
+        // every series the Grafana dashboard (docs/grafana) reads is in the Prometheus scrape of this application
+        jdbc.execute("SELECT countercache.define_limit('posts_per_minute', interval '1 minute', 100)");
+        Limits.admit(dataSource, "posts_per_minute", topic.getId());
+        String scrape = prometheus.scrape();
+        String dashboard = Files.readString(Path.of("../docs/grafana/countercache-dashboard.json"));
+        Set<String> series = new TreeSet<>();
+        Matcher m = Pattern.compile("countercache_[a-z_]+").matcher(dashboard);
+        while (m.find()) {
+            series.add(m.group());
+        }
+        assertThat(series).as("series the dashboard reads").hasSizeGreaterThanOrEqualTo(8)
+                .allSatisfy(name -> assertThat(scrape).as("the scrape").containsPattern("(?m)^" + name + "[{ ]"));
+
+        assertThat(new ClassPathResource("META-INF/spring-configuration-metadata.json")
+                .getContentAsString(StandardCharsets.UTF_8))
+                .as("IDEs complete countercache.* from the starter's metadata")
+                .contains("countercache.worker.enabled", "countercache.health.max-lag");
+    }
+
+    /** Polls until the value is what is expected (the worker runs on its own thread), for at most 30 s. */
+    private static long eventually(java.util.function.LongSupplier value, long expected) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long v = value.getAsLong();
+        while (v != expected && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            v = value.getAsLong();
+        }
+        return v;
+    }
+}
