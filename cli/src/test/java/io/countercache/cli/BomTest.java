@@ -43,6 +43,21 @@ class BomTest {
         assertThat(managed).containsExactlyInAnyOrderElementsOf(published);
     }
 
+    /** What a repository manager such as Central requires of every POM; the BOM, with no parent, repeats it. */
+    @Test
+    void theParentAndTheBomCarryTheReleaseMetadata() throws Exception {
+        for (String pom : List.of("pom.xml", "bom/pom.xml")) {
+            Element project = read(ROOT.resolve(pom)).getDocumentElement();
+            for (String required : List.of("name", "description", "url")) {
+                assertThat(text(project, required)).as(pom + " " + required).isNotBlank();
+            }
+            assertThat(text(first(first(project, "licenses"), "license"), "name")).as(pom).isEqualTo("Apache-2.0");
+            assertThat(text(first(first(project, "developers"), "developer"), "name")).as(pom).isNotBlank();
+            assertThat(text(first(project, "scm"), "connection")).as(pom).startsWith("scm:git:");
+        }
+        assertThat(ROOT.resolve("LICENSE")).content().contains("Apache License", "Version 2.0");
+    }
+
     private static Document read(Path file) throws Exception {
         return DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(file.toFile());
     }
