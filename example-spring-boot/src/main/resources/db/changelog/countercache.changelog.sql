@@ -2682,8 +2682,9 @@ SELECT countercache.prune('io.countercache.example.boot', ARRAY['public.topic.pu
 -- rollback empty
 
 -- changeset countercache:countercache-limits runOnChange:true splitStatements:false rollbackSplitStatements:false
--- comment: limit counters: 
-SELECT countercache.prune_limits('io.countercache.example.boot', ARRAY[]::text[]);
+-- comment: limit counters: posts_per_topic
+SELECT countercache.define_limit(name => 'posts_per_topic', period => '1 minute'::interval, default_limit => 600, time_zone => 'UTC', retention => 2, declared_by => '@CounterLimit(name = "posts_per_topic") on Topic');
+SELECT countercache.prune_limits('io.countercache.example.boot', ARRAY['posts_per_topic']::text[]);
 -- rollback SELECT countercache.prune_limits('io.countercache.example.boot', ARRAY[]::text[]);
 
 -- changeset countercache:countercache-recount runAlways:true runInTransaction:false splitStatements:false rollbackSplitStatements:false

@@ -2669,5 +2669,6 @@ SELECT countercache.install_triggers('public', 'topic');
 -- countercache-prune: forget counters of changelog io.countercache.example.boot that are no longer declared
 SELECT countercache.prune('io.countercache.example.boot', ARRAY['public.topic.published_posts']::text[]);
 
--- countercache-limits: limit counters: 
-SELECT countercache.prune_limits('io.countercache.example.boot', ARRAY[]::text[]);
+-- countercache-limits: limit counters: posts_per_topic
+SELECT countercache.define_limit(name => 'posts_per_topic', period => '1 minute'::interval, default_limit => 600, time_zone => 'UTC', retention => 2, declared_by => '@CounterLimit(name = "posts_per_topic") on Topic');
+SELECT countercache.prune_limits('io.countercache.example.boot', ARRAY['posts_per_topic']::text[]);

@@ -1,12 +1,15 @@
 package io.countercache.example.boot;
 
 import io.countercache.CounterCache;
+import io.countercache.CounterLimit;
 import jakarta.persistence.Entity;
 import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
 
+/** A topic of the forum; at most 600 posts a minute each ({@code posts_per_topic}, see ForumController). */
 @Entity
+@CounterLimit(name = "posts_per_topic", period = "1 minute", limit = 600)
 public class Topic {
     @Id
     @GeneratedValue(strategy = GenerationType.IDENTITY)

@@ -1,12 +1,10 @@
 package io.countercache.example.boot;
 
-import io.countercache.Limits;
 import io.countercache.hibernate.CounterCaches;
 import io.countercache.spring.CounterCacheEndpoint;
 import io.countercache.spring.CounterCacheHealthIndicator;
 import io.countercache.testing.TestDatabase;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import jakarta.persistence.EntityManagerFactory;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -16,7 +14,12 @@ import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 
-import javax.sql.DataSource;
+import org.springframework.core.env.Environment;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Flyway in {@link ForumOnFlywayIT}) installs the schema and the generated counters, Spring Data JPA writes, the
  * worker the starter runs folds the queue, and health, endpoint and metrics tell the state.
  */
-@SpringBootTest
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 abstract class ForumTests {
 
     /** Each subclass's own database, handed to Spring Boot as its DataSource. */
@@ -58,9 +61,7 @@ abstract class ForumTests {
     @Autowired
     CounterCacheEndpoint endpoint;
     @Autowired
-    PrometheusMeterRegistry prometheus;
-    @Autowired
-    DataSource dataSource;
+    Environment environment;
 
     @Test
     void writesThroughSpringDataAreCountedByTheStartersWorker() throws Exception {
@@ -97,10 +98,18 @@ abstract class ForumTests {
 
         assertThat(meters.find("countercache.deltas.applied").functionCounter()).isNotNull();
         assertThat(meters.get("countercache.deltas.applied").functionCounter().count()).isPositive();
-        // every series the Grafana dashboard (docs/grafana) reads is in the Prometheus scrape of this application
-        jdbc.execute("SELECT countercache.define_limit('posts_per_minute', interval '1 minute', 100)");
-        Limits.admit(dataSource, "posts_per_minute", topic.getId());
-        String scrape = prometheus.scrape();
+        // the web API: posts admitted by the topic's limit, a 429 past it, the counter read as a property
+        long id = Long.parseLong(http("POST", "/topics?title=api", 200).replaceAll(".*\"id\":(\\d+).*", "$1"));
+        jdbc.queryForList("SELECT countercache.set_key_limit('posts_per_topic', ?, 2)", Long.toString(id));
+        http("POST", "/topics/" + id + "/posts?body=a", 201);
+        http("POST", "/topics/" + id + "/posts?body=b", 201);
+        assertThat(http("POST", "/topics/" + id + "/posts?body=c", 429)).contains("\"limit\":2");
+        assertThat(eventually(() -> topics.findById(id).orElseThrow().getPublishedPosts(), 2L)).isEqualTo(2);
+        assertThat(http("GET", "/topics/" + id, 200)).contains("\"publishedPosts\":2");
+
+        // every series the Grafana dashboard (docs/grafana) reads is in the Prometheus scrape of this application,
+        // at the path the README gives Prometheus
+        String scrape = http("GET", "/actuator/prometheus", 200);
         String dashboard = Files.readString(Path.of("../docs/grafana/countercache-dashboard.json"));
         Set<String> series = new TreeSet<>();
         Matcher m = Pattern.compile("countercache_[a-z_]+").matcher(dashboard);
@@ -114,6 +123,15 @@ abstract class ForumTests {
                 .getContentAsString(StandardCharsets.UTF_8))
                 .as("IDEs complete countercache.* from the starter's metadata")
                 .contains("countercache.worker.enabled", "countercache.health.max-lag");
+    }
+
+    /** The body of a request to this application, which must answer with this status. */
+    String http(String method, String path, int status) throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+                        "http://localhost:" + environment.getProperty("local.server.port") + path))
+                .method(method, HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(method + " " + path + ": " + response.body()).isEqualTo(status);
+        return response.body();
     }
 
     /** Polls until the value is what is expected (the worker runs on its own thread), for at most 30 s. */
