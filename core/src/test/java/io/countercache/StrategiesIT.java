@@ -47,7 +47,7 @@ class StrategiesIT {
         // the four slots of every counter a comment on article 1 by user 1 feeds, as earlier writes leave them
         db.execute("INSERT INTO countercache.slot (counter_id, target_id, slot, n)"
                 + " SELECT k.id, 1, s, 0 FROM countercache.counter k, generate_series(0, 3) s"
-                + " WHERE k.source_table = 'blog_comment'");
+                + " WHERE k.source_table = 'blog_comment' AND k.strategy = 'slotted'");
         Session a = sessions.open("a"), b = sessions.open("b"), c = sessions.open("c"), d = sessions.open("d");
         Session rollup = sessions.open("rollup");
         a.run("BEGIN; " + comment(1));
@@ -114,7 +114,8 @@ class StrategiesIT {
         second.await();
         assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE id = 1")).as("after both commits, no worker")
                 .isEqualTo(2);
-        assertThat(db.queryLong("SELECT count(*) FROM countercache.delta")).as("queued by the writers").isZero();
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.delta WHERE counter_id <> "
+                + BlogSchema.ARTICLE_MOST_LIKES.id())).as("queued by the writers (a max is queued by every strategy)").isZero();
         assertExact();
     }
 

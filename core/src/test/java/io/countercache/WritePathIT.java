@@ -167,8 +167,9 @@ class WritePathIT {
         BlogSchema.assertExactAfterRollup(db);
         db.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status) SELECT " + u
                 + ", CASE WHEN i % 2 = 0 THEN " + a + " ELSE " + b + " END, 'public' FROM generate_series(1, 1000) i");
-        // per article: total_comments and total_public_comments; for the user: total_public_comments
-        assertThat(queued()).isEqualTo(5);
+        // per article: total_comments, total_public_comments and a touch of most_likes; for the user:
+        // total_public_comments
+        assertThat(queued()).isEqualTo(7);
         assertThat(value("blog_article", "total_public_comments", a)).isEqualTo(500);
         db.execute("UPDATE blog_comment SET article_id = " + a + " WHERE article_id = " + b);
         assertThat(value("blog_article", "total_comments", a)).isEqualTo(1000);
@@ -255,7 +256,7 @@ class WritePathIT {
         BlogSchema.assertExactAfterRollup(db);
         comment(u, a, "public");
         RollupWorker worker = RollupWorker.builder(db.dataSource()).build();
-        assertThat(worker.metrics().queueDepth()).as("queue depth after one public comment with likes").isEqualTo(4);
+        assertThat(worker.metrics().queueDepth()).as("queue depth after one public comment with likes").isEqualTo(5);
         try (Connection holder = db.dataSource().getConnection(); Statement st = holder.createStatement()) {
             holder.setAutoCommit(false);
             st.execute("SELECT 1 FROM blog_article WHERE id = " + a + " FOR UPDATE");
@@ -265,14 +266,14 @@ class WritePathIT {
                     // drain what can be drained
                 }
             }
-            // the article's three counters wait in the queue; the user's counter, not locked, was applied
+            // the article's four counters wait in the queue; the user's counter, not locked, was applied
             assertThat(db.queryLong("SELECT count(*) FROM countercache.delta")).as("deltas kept for the locked article")
-                    .isEqualTo(3);
+                    .isEqualTo(4);
             assertThat(db.queryLong("SELECT total_public_comments FROM blog_user WHERE id = " + u)).isEqualTo(1);
             holder.commit();
         }
-        assertThat(worker.drain()).isEqualTo(3);
-        assertThat(worker.metrics()).extracting(RollupMetrics::queueDepth, RollupMetrics::appliedDeltas).containsExactly(0L, 3L);
+        assertThat(worker.drain()).isEqualTo(4);
+        assertThat(worker.metrics()).extracting(RollupMetrics::queueDepth, RollupMetrics::appliedDeltas).containsExactly(0L, 4L);
         assertThat(value("blog_article", "total_public_comments", a)).isEqualTo(1);
     }
 

@@ -36,6 +36,7 @@ RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET client_min_messages = warning   -- a script's DROP ... IF EXISTS of what a fresh schema never had
+SET countercache.ddl_guard = 'off'    -- the library's own tables count nothing; an older guard may call what is gone
 AS $fn$
 BEGIN
     IF countercache.installed_version() >= upgrade.version THEN
@@ -80,7 +81,7 @@ BEGIN
 END
 $fn$;
 
-SELECT countercache.begin_upgrades(3);
+SELECT countercache.begin_upgrades(4);
 SELECT countercache.upgrade(1, $upgrade$
 -- Version 1: the tables of countercache 0.1 (the catalog, the queues, slots, parked deltas, recount jobs, limits).
 -- Runs once, on a database without them. An installation made before schema versions existed is taken to be at
@@ -264,6 +265,15 @@ DROP FUNCTION IF EXISTS countercache.deltas_sql(countercache.counter[], text, te
 DROP FUNCTION IF EXISTS countercache.lock_vias_sql(countercache.counter[], text);
 DROP FUNCTION IF EXISTS countercache.unchanged_sql(countercache.counter[]);
 $upgrade$);
+SELECT countercache.upgrade(4, $upgrade$
+-- Version 4: a counter may keep the least or greatest value of a source column (@CounterCache(min = ..., max = ...))
+-- instead of a count or a sum. Writers queue a touch of the target (delta 1); the rollup recomputes each touched
+-- target's extreme from the source, by an index. NULL for every counter installed before.
+ALTER TABLE countercache.counter ADD COLUMN aggregate text CHECK (aggregate OPERATOR(pg_catalog.=) ANY (ARRAY['min', 'max']));
+ALTER TABLE countercache.counter ADD COLUMN aggregate_column name;
+ALTER TABLE countercache.counter ADD CONSTRAINT counter_aggregate_column
+    CHECK ((aggregate IS NULL) OPERATOR(pg_catalog.=) (aggregate_column IS NULL));
+$upgrade$);
 
 -- The catalog: a counter's definition, checked and recorded (define_counter), and forgotten (forget, prune,
 -- uninstall); and the helpers every subsystem uses to read it and to name what is wrong. The tables are in
@@ -395,7 +405,13 @@ BEGIN
     END IF;
     -- the counter's own column is not a schema change the DDL guard should stop
     PERFORM set_config('countercache.ddl_guard', 'off', true);
-    IF countercache.column_type(c.target_schema, c.target_table, c.target_column) IS NULL THEN
+    IF c.aggregate IS NOT NULL THEN
+        -- a min or max: NULL until a row counts, of its column's type (checked above)
+        IF countercache.column_type(c.target_schema, c.target_table, c.target_column) IS NULL THEN
+            EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I %s', c.target_schema, c.target_table, c.target_column,
+                           countercache.column_format(c.source_schema, c.source_table, c.aggregate_column));
+        END IF;
+    ELSIF countercache.column_type(c.target_schema, c.target_table, c.target_column) IS NULL THEN
         EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I %s NOT NULL DEFAULT 0',
             c.target_schema, c.target_table, c.target_column, c.column_type);   -- column_type: checked above
     ELSIF NOT EXISTS (SELECT 1 FROM pg_attrdef ad JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum
@@ -558,14 +574,16 @@ AS $fn$
     SELECT format('%1$I.%2$I IS NOT NULL AND (%3$s)', c.source_table, c.source_fk, coalesce(c.condition, 'true'))
 $fn$;
 
--- what it adds when it counts, times sign, in the counter's units;
+-- what it adds when it counts, times sign, in the counter's units (a min or max counter's rows add a touch, 1, on
+-- either side: its target's extreme is recomputed, see extreme_sql);
 CREATE OR REPLACE FUNCTION countercache.amount_sql(c countercache.counter, sign integer)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT CASE WHEN sign < 0 THEN '-' ELSE '' END
-        || CASE WHEN c.sum_column IS NULL THEN '1'
+    SELECT CASE WHEN c.aggregate IS NOT NULL THEN '1' WHEN sign < 0 THEN '-' ELSE '' END
+        || CASE WHEN c.aggregate IS NOT NULL THEN ''
+                WHEN c.sum_column IS NULL THEN '1'
                 WHEN countercache.sums_bigint(c) THEN format('coalesce(%I.%I, 0)::numeric', c.source_table, c.sum_column)
                 ELSE countercache.units_sql(c, format('%I.%I', c.source_table, c.sum_column)) END
 $fn$;
@@ -578,6 +596,20 @@ LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format('/* @CounterCache on %s */', regexp_replace(c.declared_by, '[^A-Za-z0-9_.$, ]', '_', 'g'))
+$fn$;
+
+-- A min or max counter's value for the target key key (an expression): the extreme of its column over the source rows
+-- that count for the key, NULL when none does; one probe of the index on (foreign key, column) that the counter's
+-- check requires. NULL for a count or a sum.
+CREATE OR REPLACE FUNCTION countercache.extreme_sql(c countercache.counter, key text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN c.aggregate IS NOT NULL
+                THEN format('(SELECT %1$s(%2$I.%3$I) FROM %4$I.%2$I AS %2$I WHERE %2$I.%5$I = %6$s AND %7$s)',
+                            c.aggregate, c.source_table, c.aggregate_column, c.source_schema, c.source_fk, key,
+                            countercache.counts_sql(c)) END
 $fn$;
 
 -- The contributions of a relation: a query of (k, d), one row per row of rows (a transition table, the source table,
@@ -811,7 +843,7 @@ AS $fn$
 $fn$;
 
 -- Skips an UPDATE that changed nothing any counter of cs reads: when every new row has an old row with its primary
--- key and the same signature (per counter: the key it points at, its condition, its amount, the formula's pieces),
+-- key and the same signature (per counter: the key it points at, its condition, its summed or min/max column),
 -- every contribution the UPDATE takes back it adds again. One hash join of the two transition tables on the key,
 -- where the fold would read each once per counter. Empty for a table without a primary key.
 CREATE OR REPLACE FUNCTION countercache.unchanged_sql(cs countercache.counter[], dynamic boolean)
@@ -837,8 +869,9 @@ AS $fn$
                      WHERE i.indrelid = to_regclass(format('%I.%I', (cs[1]).source_schema, (cs[1]).source_table))
                        AND i.indisprimary) a) k,
            (SELECT string_agg(format('%1$I.%2$I, (%3$s)%4$s', c.source_table, c.source_fk, coalesce(c.condition, 'true'),
-                                     CASE WHEN c.sum_column IS NULL THEN ''
-                                          ELSE format(', %I.%I', c.source_table, c.sum_column) END), ', ' ORDER BY c.name)
+                                     CASE WHEN coalesce(c.sum_column, c.aggregate_column) IS NULL THEN ''
+                                          ELSE format(', %I.%I', c.source_table, coalesce(c.sum_column, c.aggregate_column)) END),
+                              ', ' ORDER BY c.name)
                    AS sig
               FROM unnest(cs) c) s) q
 $fn$;
@@ -881,19 +914,21 @@ $fn$;
 -- A counter column's values in rows (target rows: a transition table, or the table itself before a TRUNCATE) handed
 -- back to the queue with this sign, per key: a deleted row's counts go back to the queue and an inserted row's
 -- initial values come out of it, so a key's column, queue, dead letters and orphans always add up to its recount,
--- whatever happens to the row.
+-- whatever happens to the row. A min or max counter has nothing to hand back: its column is recomputed, never added
+-- to. Empty when cs holds no count or sum.
 CREATE OR REPLACE FUNCTION countercache.hand_back_sql(cs countercache.counter[], rows text, sign text)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format(E'        INSERT INTO countercache.delta (counter_id, %s, delta)\n        SELECT c, k, d FROM (\n            ',
+    SELECT coalesce(format(E'        INSERT INTO countercache.delta (counter_id, %s, delta)\n        SELECT c, k, d FROM (\n            ',
                   countercache.key_column(cs[1]))
         || string_agg(format('SELECT %s AS c, r.%I AS k, %s%s AS d FROM %s AS r', c.id, c.target_key, sign,
                              countercache.units_sql(c, format('r.%I', c.target_column)), rows),
                       E'\n            UNION ALL\n            ' ORDER BY c.name)
-        || E'\n        ) s WHERE d <> 0;\n'
+        || E'\n        ) s WHERE d <> 0;\n', '')
       FROM unnest(cs) c
+     WHERE c.aggregate IS NULL
 $fn$;
 
 -- The body of the trigger function of one kind for a table, serving the counters cs (all of the table's counters of
@@ -955,9 +990,11 @@ BEGIN
             || E'        -- the key changed (a row trigger, only then): the old key gets its values back\n'
             || format(E'        INSERT INTO countercache.delta (counter_id, %s, delta)\n        SELECT c, k, d FROM (VALUES\n            ',
                       countercache.key_column(c))
-            || (SELECT string_agg(format('(%s, OLD.%I, %s), (%s, NEW.%I, -%s)', k.id, k.target_key,
-                                         countercache.units_sql(k, format('OLD.%I', k.target_column)), k.id,
-                                         k.target_key, countercache.units_sql(k, format('NEW.%I', k.target_column))),
+            || (SELECT string_agg(CASE WHEN k.aggregate IS NOT NULL   -- the new key's extreme is recomputed
+                                       THEN format('(%s, NEW.%I, 1)', k.id, k.target_key)
+                                       ELSE format('(%s, OLD.%I, %s), (%s, NEW.%I, -%s)', k.id, k.target_key,
+                                                   countercache.units_sql(k, format('OLD.%I', k.target_column)), k.id,
+                                                   k.target_key, countercache.units_sql(k, format('NEW.%I', k.target_column))) END,
                                   E',\n            ' ORDER BY k.name) FROM unnest(cs) k)
             || E'\n        ) v(c, k, d) WHERE d <> 0;\n'
             || E'    ELSIF TG_OP = ''TRUNCATE'' THEN\n' || truncating || countercache.hand_back_sql(cs, tbl, '')
@@ -1142,10 +1179,24 @@ AS $fn$
            END
 $fn$;
 
+-- A min or max value as a number, to compare and report: a time as seconds since the epoch (a timestamp without time
+-- zone read as UTC), an integer or a numeric as itself.
+CREATE OR REPLACE FUNCTION countercache.as_number(value numeric) RETURNS numeric
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT value $fn$;
+CREATE OR REPLACE FUNCTION countercache.as_number(value timestamptz) RETURNS numeric
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT extract(epoch FROM value) $fn$;
+CREATE OR REPLACE FUNCTION countercache.as_number(value timestamp) RETURNS numeric
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT extract(epoch FROM value) $fn$;
+CREATE OR REPLACE FUNCTION countercache.as_number(value date) RETURNS numeric
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT extract(epoch FROM value) $fn$;
+
 -- The query that compares a counter with a recount of its source, for the keys in ($1, $2] ($1 or $2 NULL: open),
 -- $3 the counter's id: CTEs r (the recount, by the contribution formula over the whole source table), t (the
--- column, in the counter's units), p (what is pending) and fix (per key: exact, stored, pending and the difference
--- d = exact - stored - pending). One statement, one snapshot.
+-- column, in the counter's units), p (what is pending) and fix (per key: exact, stored, pending, the difference
+-- d = exact - stored - pending, and whether the target row is present). One statement, one snapshot.
+-- For a min or max counter, exact and stored are values (as numbers: a time as seconds since the epoch, see
+-- as_number) and pending counts touches; d is a touch, 1, for a present row with no touch pending whose
+-- column is not its extreme: the rollup then recomputes it.
 CREATE OR REPLACE FUNCTION countercache.drift_sql(c countercache.counter)
 RETURNS text
 LANGUAGE sql STABLE
@@ -1153,7 +1204,7 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format(
         $q$WITH r AS (
-               SELECT x.k, sum(x.d) AS n FROM (%1$s) x
+               SELECT x.k, %8$s AS n FROM (%1$s) x
                 WHERE ($1::%2$s IS NULL OR x.k > $1::%2$s) AND ($2::%2$s IS NULL OR x.k <= $2::%2$s)
                 GROUP BY 1
            ), t AS (
@@ -1164,14 +1215,24 @@ AS $fn$
                 WHERE ($1::%2$s IS NULL OR q.k > $1::%2$s) AND ($2::%2$s IS NULL OR q.k <= $2::%2$s)
                 GROUP BY 1
            ), fix AS (
-               SELECT coalesce(r.k, t.k, p.k) AS k, coalesce(r.n, 0) AS exact, t.n AS stored, coalesce(p.n, 0) AS pending,
-                      coalesce(r.n, 0) - coalesce(t.n, 0) - coalesce(p.n, 0) AS d
+               SELECT coalesce(r.k, t.k, p.k) AS k, %9$s AS exact, t.n AS stored, coalesce(p.n, 0) AS pending,
+                      %10$s AS d, t.k IS NOT NULL AS present
                  FROM r FULL JOIN t ON t.k = r.k FULL JOIN p ON p.k = coalesce(r.k, t.k)
            )$q$,
-        countercache.contributions_sql(c, format('%I.%I', c.source_schema, c.source_table), 1), c.key_type,
-        c.target_schema, c.target_table, c.target_key,
-        format('coalesce(t.%I, 0)::numeric * %s', c.target_column, (10::numeric ^ c.scale)::bigint),
-        countercache.pending_sql(c))
+        CASE WHEN c.aggregate IS NULL
+             THEN countercache.contributions_sql(c, format('%I.%I', c.source_schema, c.source_table), 1)
+             ELSE format('SELECT %1$I.%2$I AS k, %1$I.%3$I AS v FROM %4$I.%1$I AS %1$I WHERE %5$s', c.source_table,
+                         c.source_fk, c.aggregate_column, c.source_schema, countercache.counts_sql(c)) END,
+        c.key_type, c.target_schema, c.target_table, c.target_key,
+        CASE WHEN c.aggregate IS NULL
+             THEN format('coalesce(t.%I, 0)::numeric * %s', c.target_column, (10::numeric ^ c.scale)::bigint)
+             ELSE format('countercache.as_number(t.%I)', c.target_column) END,
+        countercache.pending_sql(c),
+        CASE WHEN c.aggregate IS NULL THEN 'sum(x.d)'
+             ELSE format('countercache.as_number(%s(x.v))', c.aggregate) END,
+        CASE WHEN c.aggregate IS NULL THEN 'coalesce(r.n, 0)' ELSE 'r.n' END,
+        CASE WHEN c.aggregate IS NULL THEN 'coalesce(r.n, 0) - coalesce(t.n, 0) - coalesce(p.n, 0)'
+             ELSE 'CASE WHEN t.k IS NOT NULL AND coalesce(p.n, 0) = 0 AND r.n IS DISTINCT FROM t.n THEN 1 ELSE 0 END' END)
 $fn$;
 
 -- Target rows whose counter differs from a recount of its source, beyond what is still queued for them (so a lag
@@ -1187,7 +1248,7 @@ BEGIN
     c := countercache.counter_of(drift.counter_id, 'countercache.drift');
     RETURN QUERY EXECUTE countercache.drift_sql(c)
         || ' SELECT f.k::text, trim_scale(f.stored / $5), trim_scale(f.pending / $5), trim_scale(f.exact / $5) FROM fix f'
-        || ' WHERE f.d <> 0 AND f.stored IS NOT NULL ORDER BY f.k LIMIT $4'
+        || ' WHERE f.d <> 0 AND f.present ORDER BY f.k LIMIT $4'
         USING NULL::text, NULL::text, c.id, max_rows, (10::numeric ^ c.scale)::bigint;
 END
 $fn$;
@@ -1412,7 +1473,9 @@ DECLARE
     has_source boolean := to_regclass(format('%I.%I', source_schema, source_table)) IS NOT NULL;
     has_via boolean := via_table IS NULL OR to_regclass(format('%I.%I', via_schema, via_table)) IS NOT NULL;
 BEGIN
-    IF column_type !~ '^(bigint|integer|numeric\(\d{1,4},\d{1,2}\))$' THEN
+    IF c.aggregate IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM countercache.extreme_problems(c);
+    ELSIF column_type !~ '^(bigint|integer|numeric\(\d{1,4},\d{1,2}\))$' THEN
         RETURN QUERY SELECT d || ': ' || format('column type %L is not supported', column_type),
             'declare the counter field as long, int or BigDecimal';
     ELSIF scale IS DISTINCT FROM coalesce(substring(column_type FROM ',(\d+)\)$')::integer, 0) THEN
@@ -1532,7 +1595,9 @@ BEGIN
         END;
     END IF;
     t := countercache.column_type(target_schema, target_table, target_column);
-    IF t::text NOT IN ('smallint', 'integer', 'bigint', 'numeric') THEN
+    IF c.aggregate IS NOT NULL THEN
+        NULL;   -- extreme_problems compared it with the column it keeps the extreme of
+    ELSIF t::text NOT IN ('smallint', 'integer', 'bigint', 'numeric') THEN
         RETURN QUERY SELECT d || ': ' || format('counter column %I.%I.%I is %s', target_schema, target_table, target_column, t),
             'make the counter column an integer, bigint or numeric(p,s)';
     ELSIF scale > 0 AND t IS NOT NULL
@@ -1541,6 +1606,65 @@ BEGIN
             target_schema, target_table, target_column,
             countercache.column_format(target_schema, target_table, target_column), column_type),
             'make the column match the field''s precision and scale (or the field match the column)';
+    END IF;
+END
+$fn$;
+
+-- The problems only a min or max counter can have (see counter_problems, which checks the rest): its column must be
+-- of a type with an order that as_number reads (an integer, a numeric, a time), the counter column of the same type;
+-- it is kept through the queue (the recompute is the rollup's, never a writer's), so not by the direct or slotted
+-- strategies, and straight from its source, not along a path; and the rollup recomputes a target by an index on
+-- (foreign key, column), which must exist.
+CREATE OR REPLACE FUNCTION countercache.extreme_problems(c countercache.counter)
+RETURNS TABLE (problem text, fix text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    d constant text := '@CounterCache on ' || c.declared_by;
+    source regclass := to_regclass(format('%I.%I', c.source_schema, c.source_table));
+    v regtype := countercache.column_type(c.source_schema, c.source_table, c.aggregate_column);
+    t regtype := countercache.column_type(c.target_schema, c.target_table, c.target_column);
+BEGIN
+    IF c.aggregate NOT IN ('min', 'max') OR c.aggregate_column IS NULL OR c.sum_column IS NOT NULL THEN
+        RETURN QUERY SELECT d || ': ' || format('aggregate %L over %L is not a min or a max of one column', c.aggregate,
+            c.aggregate_column), 'declare one of sum, min and max';
+        RETURN;
+    END IF;
+    IF c.strategy NOT IN ('queue', 'unlogged') THEN
+        RETURN QUERY SELECT d || ': ' || format('a %s cannot use strategy %s', c.aggregate, c.strategy),
+            format('a %s is recomputed by the rollup, so that no writer waits for it: use strategy QUEUE or UNLOGGED',
+                   c.aggregate);
+    END IF;
+    IF c.via_table IS NOT NULL THEN
+        RETURN QUERY SELECT d || ': ' || format('a %s along a path is not supported', c.aggregate),
+            'keep it on the middle entity, straight from the source (via one many-to-one)';
+    END IF;
+    IF source IS NULL THEN
+        RETURN;   -- counter_problems reports the missing table
+    END IF;
+    IF v IS NULL OR v::text NOT IN ('smallint', 'integer', 'bigint', 'numeric', 'timestamp with time zone',
+                                    'timestamp without time zone', 'date') THEN
+        RETURN QUERY SELECT d || ': ' || format('%s column %I.%I.%I is %s', c.aggregate, c.source_schema, c.source_table,
+            c.aggregate_column, coalesce(v::text, 'missing')),
+            format('take the %s of an existing integer, numeric, timestamp or date column', c.aggregate);
+        RETURN;
+    END IF;
+    IF t IS NOT NULL AND t <> v THEN
+        RETURN QUERY SELECT d || ': ' || format('counter column %I.%I.%I is %s, the %s of a %s', c.target_schema,
+            c.target_table, c.target_column, t, c.aggregate, v),
+            format('give the counter column (and field) the type of %I.%I', c.source_table, c.aggregate_column);
+    END IF;
+    IF NOT EXISTS (
+        SELECT FROM pg_index i
+         WHERE i.indrelid = source AND i.indpred IS NULL AND i.indnkeyatts >= 2
+           AND i.indkey[0] = (SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = source AND a.attname = c.source_fk)
+           AND i.indkey[1] = (SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = source AND a.attname = c.aggregate_column)
+           AND (SELECT m.amname FROM pg_class x JOIN pg_am m ON m.oid = x.relam WHERE x.oid = i.indexrelid) = 'btree') THEN
+        RETURN QUERY SELECT d || ': ' || format('%I.%I has no index on (%I, %I), by which the rollup recomputes a %s',
+            c.source_schema, c.source_table, c.source_fk, c.aggregate_column, c.aggregate),
+            format('CREATE INDEX ON %I.%I (%I, %I) in a changelog applied before the countercache one',
+                   c.source_schema, c.source_table, c.source_fk, c.aggregate_column);
     END IF;
 END
 $fn$;
@@ -1765,9 +1889,13 @@ $guard$;
 -- to, or NULL. The sums of busy rows go back to the queue under their first ids.
 -- It returns one jsonb array: per counter, the deltas it consumed (n) and, when with_keys, the keys it touched (k).
 -- One value, so that a statement that fails part way has reported nothing.
-CREATE OR REPLACE FUNCTION countercache.apply_folded_sql(target_schema name, target_table name, target_key name,
-                                                         key_type text, counters integer[], columns name[],
-                                                         scales integer[], with_keys boolean)
+-- recomputes holds, per counter, NULL for a count or sum (the column adds its folded sum) or, for a min or max, the
+-- expression that recomputes the column from the source (extreme_sql): its folded deltas are touches. A table with a
+-- min or max applies only to the rows its round locked before this statement began ($10 bigint keys, $11 uuid keys;
+-- see "Extremes" in the header of rollup_report), so that the statement's snapshot is younger than every lock it holds.
+CREATE OR REPLACE FUNCTION countercache.apply_round_sql(target_schema name, target_table name, target_key name,
+                                                        key_type text, counters integer[], columns name[],
+                                                        scales integer[], with_keys boolean, recomputes text[])
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -1783,7 +1911,7 @@ AS $fn$
            ), locked AS (
                -- each key's sums beside its row, locked: joined through the row's index, key by key, so that the
                -- update below needs no join between two lists (whose sizes the planner cannot know)
-               SELECT d.* FROM d JOIN %1$I.%2$I t ON t.%3$I = d.k
+               SELECT d.* FROM d JOIN %1$I.%2$I t ON t.%3$I = d.k%8$s
                   FOR NO KEY UPDATE OF t SKIP LOCKED
            ), applied AS (
                UPDATE %1$I.%2$I t SET %6$s
@@ -1809,11 +1937,28 @@ AS $fn$
         CASE WHEN key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
         (SELECT string_agg(format('sum(q.delta) FILTER (WHERE q.counter_id = %s) AS d%s', c, i), ', ' ORDER BY i)
            FROM unnest(counters) WITH ORDINALITY AS u(c, i)),
-        (SELECT string_agg(format('%1$I = coalesce(t.%1$I, 0) + coalesce(d.d%2$s, 0)%3$s', u.col, u.i,
-                                  CASE WHEN u.s > 0 THEN ' * 1e-' || u.s END),
+        (SELECT string_agg(CASE WHEN u.r IS NULL
+                                THEN format('%1$I = coalesce(t.%1$I, 0) + coalesce(d.d%2$s, 0)%3$s', u.col, u.i,
+                                            CASE WHEN u.s > 0 THEN ' * 1e-' || u.s END)
+                                ELSE format('%1$I = CASE WHEN d.d%2$s IS NULL THEN t.%1$I ELSE %3$s END', u.col, u.i, u.r) END,
                            ', ' ORDER BY u.i)
-           FROM unnest(columns, scales) WITH ORDINALITY AS u(col, s, i)),
-        CASE WHEN with_keys THEN 'jsonb_agg(DISTINCT f.k) FILTER (WHERE f.applied)' ELSE 'NULL::jsonb' END)
+           FROM unnest(columns, scales, coalesce(recomputes, array_fill(NULL::text, ARRAY[cardinality(columns)])))
+                WITH ORDINALITY AS u(col, s, r, i)),
+        CASE WHEN with_keys THEN 'jsonb_agg(DISTINCT f.k) FILTER (WHERE f.applied)' ELSE 'NULL::jsonb' END,
+        CASE WHEN NOT EXISTS (SELECT FROM unnest(recomputes) r WHERE r IS NOT NULL) THEN ''
+             ELSE format(E'\n                WHERE t.%I = ANY ($%s)', target_key, CASE WHEN key_type = 'uuid' THEN 11 ELSE 10 END) END)
+$fn$;
+
+-- Version 3's name and contract, for a round of version 3 in flight while version 4 installs: counts and sums only.
+CREATE OR REPLACE FUNCTION countercache.apply_folded_sql(target_schema name, target_table name, target_key name,
+                                                         key_type text, counters integer[], columns name[],
+                                                         scales integer[], with_keys boolean)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT countercache.apply_round_sql(target_schema, target_table, target_key, key_type, counters, columns, scales,
+                                        with_keys, NULL)
 $fn$;
 
 -- Applies at most max_deltas queued deltas of each queue (logged and unlogged) and reports, per counter (in one or more rows), how many deltas it
@@ -1854,6 +1999,17 @@ $fn$;
 -- a slot (a writer holds it, or it waits for the next flush; a slot has no place in the queue's order, so it may be
 -- older): then they go back to the queue under their first ids, to be applied after it. Transient failures (deadlock, serialization, lock timeout,
 -- resources, shutdown) abort the round.
+-- Extremes: a min or max counter's deltas are touches; the round sets each touched row's column to the extreme its
+-- source holds, recomputed by an index in the applying statement. The value is right if that statement's snapshot
+-- sees every write whose touch this round or an earlier one consumed. A touch is claimed only once its writer has
+-- committed, so the snapshot sees the writes of this round's touches. Rounds that update one row are ordered by its
+-- row lock; so for the writes an earlier round consumed, the snapshot must be younger than this round's lock on
+-- the row. A statement that takes its snapshot and then locks (FOR NO KEY UPDATE follows the row's update chain to
+-- the version another round has just committed) would write a value older than that round's. So a table with a min
+-- or max first locks its touched rows in a statement of their own (SKIP LOCKED, in key order), and the applying
+-- statement, whose snapshot is taken after that one ends, applies to those rows only; the others are busy, and
+-- their touches go back to the queue. A touch applied twice recomputes twice: touches never need to be exact, only
+-- present (InterleavingsIT, ExtremesIT).
 CREATE OR REPLACE FUNCTION countercache.rollup_report(max_deltas integer DEFAULT countercache.default_batch_size(), with_keys boolean DEFAULT true)
 RETURNS TABLE (counter_id integer, consumed bigint, target_ids bigint[], target_uuids uuid[])
 LANGUAGE plpgsql
@@ -1879,6 +2035,8 @@ DECLARE
     message text;
     given_up integer[] := '{}';
     given_up_before integer;
+    held_ids bigint[];
+    held_uuids uuid[];
 BEGIN
     IF max_deltas IS NULL OR max_deltas < 1 THEN
         RAISE EXCEPTION 'countercache.rollup_report: max_deltas must be at least 1, got %', max_deltas
@@ -1930,17 +2088,34 @@ BEGIN
         FOR tb IN
             SELECT c.target_schema, c.target_table, c.target_key, c.key_type,
                    array_agg(c.id ORDER BY c.id) AS counters, array_agg(c.target_column ORDER BY c.id) AS columns,
-                   array_agg(c.scale ORDER BY c.id) AS scales
+                   array_agg(c.scale ORDER BY c.id) AS scales,
+                   array_agg(countercache.extreme_sql(c, 'd.k') ORDER BY c.id) AS recomputes,
+                   bool_or(c.aggregate IS NOT NULL) AS extremes
               FROM countercache.counter c
              WHERE c.id IN (SELECT DISTINCT u.c FROM unnest(cids) u(c))
              GROUP BY c.target_schema, c.target_table, c.target_key, c.key_type
              ORDER BY c.target_schema, c.target_table
         LOOP
-            apply := countercache.apply_folded_sql(tb.target_schema, tb.target_table, tb.target_key, tb.key_type,
-                                                   tb.counters, tb.columns, tb.scales, with_keys);
+            apply := countercache.apply_round_sql(tb.target_schema, tb.target_table, tb.target_key, tb.key_type,
+                                                  tb.counters, tb.columns, tb.scales, with_keys, tb.recomputes);
             kc := CASE WHEN tb.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END;
             BEGIN
-                EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, tb.counters, NULL::text, ns;
+                IF tb.extremes THEN   -- lock first, so that the applying statement's snapshot follows every lock
+                    EXECUTE format($q$SELECT %4$s FROM (
+                                          SELECT t.%1$I AS k FROM %2$I.%3$I t
+                                           WHERE t.%1$I = ANY (ARRAY(
+                                                     SELECT DISTINCT u.%5$I
+                                                       FROM unnest($1::integer[], $2::bigint[], $3::uuid[]) u(c, ti, tu)
+                                                      WHERE u.c = ANY ($4)))
+                                           ORDER BY t.%1$I FOR NO KEY UPDATE OF t SKIP LOCKED) x$q$,
+                                   tb.target_key, tb.target_schema, tb.target_table,
+                                   CASE WHEN tb.key_type = 'uuid' THEN 'NULL::bigint[], array_agg(x.k)'
+                                        ELSE 'array_agg(x.k::bigint), NULL::uuid[]' END,
+                                   CASE WHEN tb.key_type = 'uuid' THEN 'tu' ELSE 'ti' END)
+                        INTO held_ids, held_uuids USING cids, tids, tuuids, tb.counters;
+                END IF;
+                EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, tb.counters, NULL::text, ns,
+                                              held_ids, held_uuids;
                 report := report || coalesce(part, '[]');
                 CONTINUE;
             EXCEPTION WHEN OTHERS THEN
@@ -1977,7 +2152,8 @@ BEGIN
                  GROUP BY 1
             LOOP
                 BEGIN
-                    EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, key_counters, key, ns;
+                    EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, key_counters, key, ns,
+                                                  held_ids, held_uuids;
                     report := report || coalesce(part, '[]');
                     CONTINUE;
                 EXCEPTION WHEN OTHERS THEN
@@ -1991,7 +2167,7 @@ BEGIN
                 accepted := '{}'; refused := '{}'; states := '{}'; messages := '{}';
                 FOREACH cid IN ARRAY key_counters LOOP
                     BEGIN
-                        EXECUTE apply USING ids, cids, tids, tuuids, deltas, ats, ARRAY[cid], key, ns;
+                        EXECUTE apply USING ids, cids, tids, tuuids, deltas, ats, ARRAY[cid], key, ns, held_ids, held_uuids;
                         RAISE SQLSTATE 'CC001';
                     EXCEPTION
                         WHEN SQLSTATE 'CC001' THEN
@@ -2007,7 +2183,8 @@ BEGIN
                     END;
                 END LOOP;
                 IF cardinality(accepted) > 0 THEN
-                    EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, accepted, key, ns;
+                    EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, accepted, key, ns, held_ids,
+                                                  held_uuids;
                     report := report || coalesce(part, '[]');
                 END IF;
                 EXECUTE format(
@@ -2501,7 +2678,8 @@ AS $fn$
 $fn$;
 
 -- Read-your-writes: the exact values of one counter for these target keys (ids for integer and bigint keys, uuids for
--- uuid keys), the column plus what is pending for it, in the counter's own scale. One statement, so one snapshot:
+-- uuid keys), the column plus what is pending for it, in the counter's own scale; for a min or max, its extreme read
+-- from the source by its index (as a number, see as_number; NULL when no row counts). One statement, so one snapshot:
 -- every committed rollup is seen either in the column or in what is pending, never in both and never in neither; in
 -- the caller's transaction it sees the caller's own writes. Keys of rows that do not exist are absent.
 CREATE OR REPLACE FUNCTION countercache.exact(counter_id integer, ids bigint[] DEFAULT NULL, uuids uuid[] DEFAULT NULL)
@@ -2513,7 +2691,7 @@ DECLARE
     c countercache.counter := countercache.counter_of(exact.counter_id, 'countercache.exact');
 BEGIN
     RETURN QUERY EXECUTE format(
-        $q$SELECT %1$s, %2$s, (coalesce(t.%3$I, 0)::numeric + coalesce(p.n, 0) / %4$s)
+        $q$SELECT %1$s, %2$s, %10$s
              FROM %5$I.%6$I t
              LEFT JOIN (SELECT q.k, sum(q.amount) AS n FROM (%7$s) q WHERE q.k = ANY (%9$s) GROUP BY q.k) p
                     ON p.k = t.%8$I
@@ -2521,7 +2699,11 @@ BEGIN
         CASE WHEN c.key_type = 'uuid' THEN 'NULL::bigint' ELSE format('t.%I::bigint', c.target_key) END,
         CASE WHEN c.key_type = 'uuid' THEN format('t.%I', c.target_key) ELSE 'NULL::uuid' END,
         c.target_column, (10::numeric ^ c.scale)::bigint, c.target_schema, c.target_table,
-        countercache.pending_sql(c), c.target_key, CASE WHEN c.key_type = 'uuid' THEN '$2' ELSE '$1' END)
+        countercache.pending_sql(c), c.target_key, CASE WHEN c.key_type = 'uuid' THEN '$2' ELSE '$1' END,
+        CASE WHEN c.aggregate IS NULL
+             THEN format('(coalesce(t.%I, 0)::numeric + coalesce(p.n, 0) / %s)', c.target_column,
+                         (10::numeric ^ c.scale)::bigint)
+             ELSE format('countercache.as_number(%s)', countercache.extreme_sql(c, format('t.%I', c.target_key))) END)
         USING ids, uuids;
 END
 $fn$;
@@ -2592,7 +2774,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '4b5a3a8aa7e51f8f' $fn$;
+AS $fn$ SELECT '27a2b8b3744dd6ff' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -2630,6 +2812,8 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "via_key": "id",
             "via_key_type": "bigint",
             "via_fk": "blog_id",
+            "aggregate": null,
+            "aggregate_column": null,
             "definition_hash": "9f3ca17657aaff2ffa56b2a1"
         }')
     UNION ALL
@@ -2656,6 +2840,8 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "via_key": null,
             "via_key_type": null,
             "via_fk": null,
+            "aggregate": null,
+            "aggregate_column": null,
             "definition_hash": "b1145ba5c3998fdf7b45e1ec"
         }')
     UNION ALL
@@ -2682,6 +2868,8 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "via_key": null,
             "via_key_type": null,
             "via_fk": null,
+            "aggregate": null,
+            "aggregate_column": null,
             "definition_hash": "00df31d6fcff75166bac9d98"
         }')
     UNION ALL
@@ -2708,6 +2896,8 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "via_key": null,
             "via_key_type": null,
             "via_fk": null,
+            "aggregate": null,
+            "aggregate_column": null,
             "definition_hash": "8b1cd055cdfc30d225e4664b"
         }')
   ) p;
@@ -2743,6 +2933,8 @@ SELECT countercache.define_counter('{
     "via_key": "id",
     "via_key_type": "bigint",
     "via_fk": "blog_id",
+    "aggregate": null,
+    "aggregate_column": null,
     "definition_hash": "9f3ca17657aaff2ffa56b2a1"
 }');
 
@@ -2769,6 +2961,8 @@ SELECT countercache.define_counter('{
     "via_key": null,
     "via_key_type": null,
     "via_fk": null,
+    "aggregate": null,
+    "aggregate_column": null,
     "definition_hash": "b1145ba5c3998fdf7b45e1ec"
 }');
 
@@ -2795,6 +2989,8 @@ SELECT countercache.define_counter('{
     "via_key": null,
     "via_key_type": null,
     "via_fk": null,
+    "aggregate": null,
+    "aggregate_column": null,
     "definition_hash": "00df31d6fcff75166bac9d98"
 }');
 
@@ -2821,6 +3017,8 @@ SELECT countercache.define_counter('{
     "via_key": null,
     "via_key_type": null,
     "via_fk": null,
+    "aggregate": null,
+    "aggregate_column": null,
     "definition_hash": "8b1cd055cdfc30d225e4664b"
 }');
 

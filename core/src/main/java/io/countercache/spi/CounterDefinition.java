@@ -35,15 +35,39 @@ import java.util.zip.CRC32;
  * @param slots       for {@link Strategy#SLOTTED}, the number of slot rows per target (2 to 1024); 0 otherwise
  * @param via         the middle table of a path from the source to the target, or {@code null} when the source
  *                    points straight at the target
+ * @param extreme     for a counter that keeps the least or greatest value of a source column instead of a count or a
+ *                    sum, which and of what column; {@code null} otherwise
  */
 public record CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType,
                                 String column, String columnType, TableName source, String sourceFk,
-                                String condition, String sumColumn, Strategy strategy, int slots, Via via) {
+                                String condition, String sumColumn, Strategy strategy, int slots, Via via,
+                                Extreme extreme) {
+
+    /**
+     * A min or max counter's aggregate: the least ({@code min}) or greatest ({@code max}) value of {@code column}
+     * over the source rows that count, NULL when none does.
+     */
+    public record Extreme(String function, String column) {
+        public Extreme {
+            if (!"min".equals(function) && !"max".equals(function)) {
+                throw new IllegalArgumentException("an extreme is min or max, not " + function);
+            }
+            Objects.requireNonNull(column, "column");
+        }
+    }
 
     /** The most slot rows a slotted counter may spread one target over. */
     public static final int MAX_SLOTS = 1024;
 
     private static final Pattern NUMERIC = Pattern.compile("numeric\\((\\d{1,4}),(\\d{1,4})\\)");
+
+    /** A count or a sum. */
+    public CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType, String column,
+                             String columnType, TableName source, String sourceFk, String condition, String sumColumn,
+                             Strategy strategy, int slots, Via via) {
+        this(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk, condition, sumColumn,
+                strategy, slots, via, null);
+    }
 
     /** A counter whose source points straight at its target. */
     public CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType, String column,
@@ -83,7 +107,16 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         if (strategy != Strategy.SLOTTED) {
             slots = 0;
         }
-        columnType = columnType.replace(" ", "");
+        if (extreme != null && sumColumn != null) {
+            throw new CounterCacheException("@CounterCache on " + declaredBy + ": declare one of sum, min and max");
+        }
+        if (extreme == null) {   // a min or max column has the type of its column, which the database checks
+            columnType = columnType.replace(" ", "");
+            checkCountOrSum(declaredBy, columnType, sumColumn);
+        }
+    }
+
+    private static void checkCountOrSum(String declaredBy, String columnType, String sumColumn) {
         Matcher numeric = NUMERIC.matcher(columnType);
         if (!columnType.equals("bigint") && !columnType.equals("integer") && !numeric.matches()) {
             throw new CounterCacheException("@CounterCache on " + declaredBy + ": column type " + columnType
@@ -106,6 +139,9 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
      * (cents, for 2), so a sum of {@code numeric} values is exact. 0 for {@code bigint} and {@code integer}.
      */
     public int scale() {
+        if (extreme != null) {
+            return 0;
+        }
         Matcher numeric = NUMERIC.matcher(columnType);
         return numeric.matches() ? Integer.parseInt(numeric.group(2)) : 0;
     }
@@ -121,7 +157,7 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
     /** This counter with another strategy (and slot count, for {@link Strategy#SLOTTED}). */
     public CounterDefinition withStrategy(Strategy strategy, int slots) {
         return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
-                condition, sumColumn, strategy, slots, via);
+                condition, sumColumn, strategy, slots, via, extreme);
     }
 
     /**
@@ -153,6 +189,8 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         row.put("via_key", via == null ? null : via.key());
         row.put("via_key_type", via == null ? null : via.keyType().sqlName());
         row.put("via_fk", via == null ? null : via.fk());
+        row.put("aggregate", extreme == null ? null : extreme.function());
+        row.put("aggregate_column", extreme == null ? null : extreme.column());
         row.put("definition_hash", definitionHash());
         return row;
     }
@@ -186,6 +224,9 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         }
         if (scale() > 0) {
             canonical += "\u0001scale\u0001" + scale();
+        }
+        if (extreme != null) {
+            canonical += "\u0001" + extreme.function() + "\u0001" + extreme.column();
         }
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));

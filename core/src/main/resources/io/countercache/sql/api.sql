@@ -32,7 +32,8 @@ AS $fn$
 $fn$;
 
 -- Read-your-writes: the exact values of one counter for these target keys (ids for integer and bigint keys, uuids for
--- uuid keys), the column plus what is pending for it, in the counter's own scale. One statement, so one snapshot:
+-- uuid keys), the column plus what is pending for it, in the counter's own scale; for a min or max, its extreme read
+-- from the source by its index (as a number, see as_number; NULL when no row counts). One statement, so one snapshot:
 -- every committed rollup is seen either in the column or in what is pending, never in both and never in neither; in
 -- the caller's transaction it sees the caller's own writes. Keys of rows that do not exist are absent.
 CREATE OR REPLACE FUNCTION countercache.exact(counter_id integer, ids bigint[] DEFAULT NULL, uuids uuid[] DEFAULT NULL)
@@ -44,7 +45,7 @@ DECLARE
     c countercache.counter := countercache.counter_of(exact.counter_id, 'countercache.exact');
 BEGIN
     RETURN QUERY EXECUTE format(
-        $q$SELECT %1$s, %2$s, (coalesce(t.%3$I, 0)::numeric + coalesce(p.n, 0) / %4$s)
+        $q$SELECT %1$s, %2$s, %10$s
              FROM %5$I.%6$I t
              LEFT JOIN (SELECT q.k, sum(q.amount) AS n FROM (%7$s) q WHERE q.k = ANY (%9$s) GROUP BY q.k) p
                     ON p.k = t.%8$I
@@ -52,7 +53,11 @@ BEGIN
         CASE WHEN c.key_type = 'uuid' THEN 'NULL::bigint' ELSE format('t.%I::bigint', c.target_key) END,
         CASE WHEN c.key_type = 'uuid' THEN format('t.%I', c.target_key) ELSE 'NULL::uuid' END,
         c.target_column, (10::numeric ^ c.scale)::bigint, c.target_schema, c.target_table,
-        countercache.pending_sql(c), c.target_key, CASE WHEN c.key_type = 'uuid' THEN '$2' ELSE '$1' END)
+        countercache.pending_sql(c), c.target_key, CASE WHEN c.key_type = 'uuid' THEN '$2' ELSE '$1' END,
+        CASE WHEN c.aggregate IS NULL
+             THEN format('(coalesce(t.%I, 0)::numeric + coalesce(p.n, 0) / %s)', c.target_column,
+                         (10::numeric ^ c.scale)::bigint)
+             ELSE format('countercache.as_number(%s)', countercache.extreme_sql(c, format('t.%I', c.target_key))) END)
         USING ids, uuids;
 END
 $fn$;

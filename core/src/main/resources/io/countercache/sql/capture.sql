@@ -38,14 +38,16 @@ AS $fn$
     SELECT format('%1$I.%2$I IS NOT NULL AND (%3$s)', c.source_table, c.source_fk, coalesce(c.condition, 'true'))
 $fn$;
 
--- what it adds when it counts, times sign, in the counter's units;
+-- what it adds when it counts, times sign, in the counter's units (a min or max counter's rows add a touch, 1, on
+-- either side: its target's extreme is recomputed, see extreme_sql);
 CREATE OR REPLACE FUNCTION countercache.amount_sql(c countercache.counter, sign integer)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT CASE WHEN sign < 0 THEN '-' ELSE '' END
-        || CASE WHEN c.sum_column IS NULL THEN '1'
+    SELECT CASE WHEN c.aggregate IS NOT NULL THEN '1' WHEN sign < 0 THEN '-' ELSE '' END
+        || CASE WHEN c.aggregate IS NOT NULL THEN ''
+                WHEN c.sum_column IS NULL THEN '1'
                 WHEN countercache.sums_bigint(c) THEN format('coalesce(%I.%I, 0)::numeric', c.source_table, c.sum_column)
                 ELSE countercache.units_sql(c, format('%I.%I', c.source_table, c.sum_column)) END
 $fn$;
@@ -58,6 +60,20 @@ LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format('/* @CounterCache on %s */', regexp_replace(c.declared_by, '[^A-Za-z0-9_.$, ]', '_', 'g'))
+$fn$;
+
+-- A min or max counter's value for the target key key (an expression): the extreme of its column over the source rows
+-- that count for the key, NULL when none does; one probe of the index on (foreign key, column) that the counter's
+-- check requires. NULL for a count or a sum.
+CREATE OR REPLACE FUNCTION countercache.extreme_sql(c countercache.counter, key text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN c.aggregate IS NOT NULL
+                THEN format('(SELECT %1$s(%2$I.%3$I) FROM %4$I.%2$I AS %2$I WHERE %2$I.%5$I = %6$s AND %7$s)',
+                            c.aggregate, c.source_table, c.aggregate_column, c.source_schema, c.source_fk, key,
+                            countercache.counts_sql(c)) END
 $fn$;
 
 -- The contributions of a relation: a query of (k, d), one row per row of rows (a transition table, the source table,
@@ -291,7 +307,7 @@ AS $fn$
 $fn$;
 
 -- Skips an UPDATE that changed nothing any counter of cs reads: when every new row has an old row with its primary
--- key and the same signature (per counter: the key it points at, its condition, its amount, the formula's pieces),
+-- key and the same signature (per counter: the key it points at, its condition, its summed or min/max column),
 -- every contribution the UPDATE takes back it adds again. One hash join of the two transition tables on the key,
 -- where the fold would read each once per counter. Empty for a table without a primary key.
 CREATE OR REPLACE FUNCTION countercache.unchanged_sql(cs countercache.counter[], dynamic boolean)
@@ -317,8 +333,9 @@ AS $fn$
                      WHERE i.indrelid = to_regclass(format('%I.%I', (cs[1]).source_schema, (cs[1]).source_table))
                        AND i.indisprimary) a) k,
            (SELECT string_agg(format('%1$I.%2$I, (%3$s)%4$s', c.source_table, c.source_fk, coalesce(c.condition, 'true'),
-                                     CASE WHEN c.sum_column IS NULL THEN ''
-                                          ELSE format(', %I.%I', c.source_table, c.sum_column) END), ', ' ORDER BY c.name)
+                                     CASE WHEN coalesce(c.sum_column, c.aggregate_column) IS NULL THEN ''
+                                          ELSE format(', %I.%I', c.source_table, coalesce(c.sum_column, c.aggregate_column)) END),
+                              ', ' ORDER BY c.name)
                    AS sig
               FROM unnest(cs) c) s) q
 $fn$;
@@ -361,19 +378,21 @@ $fn$;
 -- A counter column's values in rows (target rows: a transition table, or the table itself before a TRUNCATE) handed
 -- back to the queue with this sign, per key: a deleted row's counts go back to the queue and an inserted row's
 -- initial values come out of it, so a key's column, queue, dead letters and orphans always add up to its recount,
--- whatever happens to the row.
+-- whatever happens to the row. A min or max counter has nothing to hand back: its column is recomputed, never added
+-- to. Empty when cs holds no count or sum.
 CREATE OR REPLACE FUNCTION countercache.hand_back_sql(cs countercache.counter[], rows text, sign text)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format(E'        INSERT INTO countercache.delta (counter_id, %s, delta)\n        SELECT c, k, d FROM (\n            ',
+    SELECT coalesce(format(E'        INSERT INTO countercache.delta (counter_id, %s, delta)\n        SELECT c, k, d FROM (\n            ',
                   countercache.key_column(cs[1]))
         || string_agg(format('SELECT %s AS c, r.%I AS k, %s%s AS d FROM %s AS r', c.id, c.target_key, sign,
                              countercache.units_sql(c, format('r.%I', c.target_column)), rows),
                       E'\n            UNION ALL\n            ' ORDER BY c.name)
-        || E'\n        ) s WHERE d <> 0;\n'
+        || E'\n        ) s WHERE d <> 0;\n', '')
       FROM unnest(cs) c
+     WHERE c.aggregate IS NULL
 $fn$;
 
 -- The body of the trigger function of one kind for a table, serving the counters cs (all of the table's counters of
@@ -435,9 +454,11 @@ BEGIN
             || E'        -- the key changed (a row trigger, only then): the old key gets its values back\n'
             || format(E'        INSERT INTO countercache.delta (counter_id, %s, delta)\n        SELECT c, k, d FROM (VALUES\n            ',
                       countercache.key_column(c))
-            || (SELECT string_agg(format('(%s, OLD.%I, %s), (%s, NEW.%I, -%s)', k.id, k.target_key,
-                                         countercache.units_sql(k, format('OLD.%I', k.target_column)), k.id,
-                                         k.target_key, countercache.units_sql(k, format('NEW.%I', k.target_column))),
+            || (SELECT string_agg(CASE WHEN k.aggregate IS NOT NULL   -- the new key's extreme is recomputed
+                                       THEN format('(%s, NEW.%I, 1)', k.id, k.target_key)
+                                       ELSE format('(%s, OLD.%I, %s), (%s, NEW.%I, -%s)', k.id, k.target_key,
+                                                   countercache.units_sql(k, format('OLD.%I', k.target_column)), k.id,
+                                                   k.target_key, countercache.units_sql(k, format('NEW.%I', k.target_column))) END,
                                   E',\n            ' ORDER BY k.name) FROM unnest(cs) k)
             || E'\n        ) v(c, k, d) WHERE d <> 0;\n'
             || E'    ELSIF TG_OP = ''TRUNCATE'' THEN\n' || truncating || countercache.hand_back_sql(cs, tbl, '')

@@ -128,7 +128,13 @@ BEGIN
     END IF;
     -- the counter's own column is not a schema change the DDL guard should stop
     PERFORM set_config('countercache.ddl_guard', 'off', true);
-    IF countercache.column_type(c.target_schema, c.target_table, c.target_column) IS NULL THEN
+    IF c.aggregate IS NOT NULL THEN
+        -- a min or max: NULL until a row counts, of its column's type (checked above)
+        IF countercache.column_type(c.target_schema, c.target_table, c.target_column) IS NULL THEN
+            EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I %s', c.target_schema, c.target_table, c.target_column,
+                           countercache.column_format(c.source_schema, c.source_table, c.aggregate_column));
+        END IF;
+    ELSIF countercache.column_type(c.target_schema, c.target_table, c.target_column) IS NULL THEN
         EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I %s NOT NULL DEFAULT 0',
             c.target_schema, c.target_table, c.target_column, c.column_type);   -- column_type: checked above
     ELSIF NOT EXISTS (SELECT 1 FROM pg_attrdef ad JOIN pg_attribute a ON a.attrelid = ad.adrelid AND a.attnum = ad.adnum

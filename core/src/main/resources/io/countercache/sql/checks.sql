@@ -42,7 +42,9 @@ DECLARE
     has_source boolean := to_regclass(format('%I.%I', source_schema, source_table)) IS NOT NULL;
     has_via boolean := via_table IS NULL OR to_regclass(format('%I.%I', via_schema, via_table)) IS NOT NULL;
 BEGIN
-    IF column_type !~ '^(bigint|integer|numeric\(\d{1,4},\d{1,2}\))$' THEN
+    IF c.aggregate IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM countercache.extreme_problems(c);
+    ELSIF column_type !~ '^(bigint|integer|numeric\(\d{1,4},\d{1,2}\))$' THEN
         RETURN QUERY SELECT d || ': ' || format('column type %L is not supported', column_type),
             'declare the counter field as long, int or BigDecimal';
     ELSIF scale IS DISTINCT FROM coalesce(substring(column_type FROM ',(\d+)\)$')::integer, 0) THEN
@@ -162,7 +164,9 @@ BEGIN
         END;
     END IF;
     t := countercache.column_type(target_schema, target_table, target_column);
-    IF t::text NOT IN ('smallint', 'integer', 'bigint', 'numeric') THEN
+    IF c.aggregate IS NOT NULL THEN
+        NULL;   -- extreme_problems compared it with the column it keeps the extreme of
+    ELSIF t::text NOT IN ('smallint', 'integer', 'bigint', 'numeric') THEN
         RETURN QUERY SELECT d || ': ' || format('counter column %I.%I.%I is %s', target_schema, target_table, target_column, t),
             'make the counter column an integer, bigint or numeric(p,s)';
     ELSIF scale > 0 AND t IS NOT NULL
@@ -171,6 +175,65 @@ BEGIN
             target_schema, target_table, target_column,
             countercache.column_format(target_schema, target_table, target_column), column_type),
             'make the column match the field''s precision and scale (or the field match the column)';
+    END IF;
+END
+$fn$;
+
+-- The problems only a min or max counter can have (see counter_problems, which checks the rest): its column must be
+-- of a type with an order that as_number reads (an integer, a numeric, a time), the counter column of the same type;
+-- it is kept through the queue (the recompute is the rollup's, never a writer's), so not by the direct or slotted
+-- strategies, and straight from its source, not along a path; and the rollup recomputes a target by an index on
+-- (foreign key, column), which must exist.
+CREATE OR REPLACE FUNCTION countercache.extreme_problems(c countercache.counter)
+RETURNS TABLE (problem text, fix text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    d constant text := '@CounterCache on ' || c.declared_by;
+    source regclass := to_regclass(format('%I.%I', c.source_schema, c.source_table));
+    v regtype := countercache.column_type(c.source_schema, c.source_table, c.aggregate_column);
+    t regtype := countercache.column_type(c.target_schema, c.target_table, c.target_column);
+BEGIN
+    IF c.aggregate NOT IN ('min', 'max') OR c.aggregate_column IS NULL OR c.sum_column IS NOT NULL THEN
+        RETURN QUERY SELECT d || ': ' || format('aggregate %L over %L is not a min or a max of one column', c.aggregate,
+            c.aggregate_column), 'declare one of sum, min and max';
+        RETURN;
+    END IF;
+    IF c.strategy NOT IN ('queue', 'unlogged') THEN
+        RETURN QUERY SELECT d || ': ' || format('a %s cannot use strategy %s', c.aggregate, c.strategy),
+            format('a %s is recomputed by the rollup, so that no writer waits for it: use strategy QUEUE or UNLOGGED',
+                   c.aggregate);
+    END IF;
+    IF c.via_table IS NOT NULL THEN
+        RETURN QUERY SELECT d || ': ' || format('a %s along a path is not supported', c.aggregate),
+            'keep it on the middle entity, straight from the source (via one many-to-one)';
+    END IF;
+    IF source IS NULL THEN
+        RETURN;   -- counter_problems reports the missing table
+    END IF;
+    IF v IS NULL OR v::text NOT IN ('smallint', 'integer', 'bigint', 'numeric', 'timestamp with time zone',
+                                    'timestamp without time zone', 'date') THEN
+        RETURN QUERY SELECT d || ': ' || format('%s column %I.%I.%I is %s', c.aggregate, c.source_schema, c.source_table,
+            c.aggregate_column, coalesce(v::text, 'missing')),
+            format('take the %s of an existing integer, numeric, timestamp or date column', c.aggregate);
+        RETURN;
+    END IF;
+    IF t IS NOT NULL AND t <> v THEN
+        RETURN QUERY SELECT d || ': ' || format('counter column %I.%I.%I is %s, the %s of a %s', c.target_schema,
+            c.target_table, c.target_column, t, c.aggregate, v),
+            format('give the counter column (and field) the type of %I.%I', c.source_table, c.aggregate_column);
+    END IF;
+    IF NOT EXISTS (
+        SELECT FROM pg_index i
+         WHERE i.indrelid = source AND i.indpred IS NULL AND i.indnkeyatts >= 2
+           AND i.indkey[0] = (SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = source AND a.attname = c.source_fk)
+           AND i.indkey[1] = (SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = source AND a.attname = c.aggregate_column)
+           AND (SELECT m.amname FROM pg_class x JOIN pg_am m ON m.oid = x.relam WHERE x.oid = i.indexrelid) = 'btree') THEN
+        RETURN QUERY SELECT d || ': ' || format('%I.%I has no index on (%I, %I), by which the rollup recomputes a %s',
+            c.source_schema, c.source_table, c.source_fk, c.aggregate_column, c.aggregate),
+            format('CREATE INDEX ON %I.%I (%I, %I) in a changelog applied before the countercache one',
+                   c.source_schema, c.source_table, c.source_fk, c.aggregate_column);
     END IF;
 END
 $fn$;

@@ -24,10 +24,24 @@ AS $fn$
            END
 $fn$;
 
+-- A min or max value as a number, to compare and report: a time as seconds since the epoch (a timestamp without time
+-- zone read as UTC), an integer or a numeric as itself.
+CREATE OR REPLACE FUNCTION countercache.as_number(value numeric) RETURNS numeric
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT value $fn$;
+CREATE OR REPLACE FUNCTION countercache.as_number(value timestamptz) RETURNS numeric
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT extract(epoch FROM value) $fn$;
+CREATE OR REPLACE FUNCTION countercache.as_number(value timestamp) RETURNS numeric
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT extract(epoch FROM value) $fn$;
+CREATE OR REPLACE FUNCTION countercache.as_number(value date) RETURNS numeric
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT extract(epoch FROM value) $fn$;
+
 -- The query that compares a counter with a recount of its source, for the keys in ($1, $2] ($1 or $2 NULL: open),
 -- $3 the counter's id: CTEs r (the recount, by the contribution formula over the whole source table), t (the
--- column, in the counter's units), p (what is pending) and fix (per key: exact, stored, pending and the difference
--- d = exact - stored - pending). One statement, one snapshot.
+-- column, in the counter's units), p (what is pending) and fix (per key: exact, stored, pending, the difference
+-- d = exact - stored - pending, and whether the target row is present). One statement, one snapshot.
+-- For a min or max counter, exact and stored are values (as numbers: a time as seconds since the epoch, see
+-- as_number) and pending counts touches; d is a touch, 1, for a present row with no touch pending whose
+-- column is not its extreme: the rollup then recomputes it.
 CREATE OR REPLACE FUNCTION countercache.drift_sql(c countercache.counter)
 RETURNS text
 LANGUAGE sql STABLE
@@ -35,7 +49,7 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format(
         $q$WITH r AS (
-               SELECT x.k, sum(x.d) AS n FROM (%1$s) x
+               SELECT x.k, %8$s AS n FROM (%1$s) x
                 WHERE ($1::%2$s IS NULL OR x.k > $1::%2$s) AND ($2::%2$s IS NULL OR x.k <= $2::%2$s)
                 GROUP BY 1
            ), t AS (
@@ -46,14 +60,24 @@ AS $fn$
                 WHERE ($1::%2$s IS NULL OR q.k > $1::%2$s) AND ($2::%2$s IS NULL OR q.k <= $2::%2$s)
                 GROUP BY 1
            ), fix AS (
-               SELECT coalesce(r.k, t.k, p.k) AS k, coalesce(r.n, 0) AS exact, t.n AS stored, coalesce(p.n, 0) AS pending,
-                      coalesce(r.n, 0) - coalesce(t.n, 0) - coalesce(p.n, 0) AS d
+               SELECT coalesce(r.k, t.k, p.k) AS k, %9$s AS exact, t.n AS stored, coalesce(p.n, 0) AS pending,
+                      %10$s AS d, t.k IS NOT NULL AS present
                  FROM r FULL JOIN t ON t.k = r.k FULL JOIN p ON p.k = coalesce(r.k, t.k)
            )$q$,
-        countercache.contributions_sql(c, format('%I.%I', c.source_schema, c.source_table), 1), c.key_type,
-        c.target_schema, c.target_table, c.target_key,
-        format('coalesce(t.%I, 0)::numeric * %s', c.target_column, (10::numeric ^ c.scale)::bigint),
-        countercache.pending_sql(c))
+        CASE WHEN c.aggregate IS NULL
+             THEN countercache.contributions_sql(c, format('%I.%I', c.source_schema, c.source_table), 1)
+             ELSE format('SELECT %1$I.%2$I AS k, %1$I.%3$I AS v FROM %4$I.%1$I AS %1$I WHERE %5$s', c.source_table,
+                         c.source_fk, c.aggregate_column, c.source_schema, countercache.counts_sql(c)) END,
+        c.key_type, c.target_schema, c.target_table, c.target_key,
+        CASE WHEN c.aggregate IS NULL
+             THEN format('coalesce(t.%I, 0)::numeric * %s', c.target_column, (10::numeric ^ c.scale)::bigint)
+             ELSE format('countercache.as_number(t.%I)', c.target_column) END,
+        countercache.pending_sql(c),
+        CASE WHEN c.aggregate IS NULL THEN 'sum(x.d)'
+             ELSE format('countercache.as_number(%s(x.v))', c.aggregate) END,
+        CASE WHEN c.aggregate IS NULL THEN 'coalesce(r.n, 0)' ELSE 'r.n' END,
+        CASE WHEN c.aggregate IS NULL THEN 'coalesce(r.n, 0) - coalesce(t.n, 0) - coalesce(p.n, 0)'
+             ELSE 'CASE WHEN t.k IS NOT NULL AND coalesce(p.n, 0) = 0 AND r.n IS DISTINCT FROM t.n THEN 1 ELSE 0 END' END)
 $fn$;
 
 -- Target rows whose counter differs from a recount of its source, beyond what is still queued for them (so a lag
@@ -69,7 +93,7 @@ BEGIN
     c := countercache.counter_of(drift.counter_id, 'countercache.drift');
     RETURN QUERY EXECUTE countercache.drift_sql(c)
         || ' SELECT f.k::text, trim_scale(f.stored / $5), trim_scale(f.pending / $5), trim_scale(f.exact / $5) FROM fix f'
-        || ' WHERE f.d <> 0 AND f.stored IS NOT NULL ORDER BY f.k LIMIT $4'
+        || ' WHERE f.d <> 0 AND f.present ORDER BY f.k LIMIT $4'
         USING NULL::text, NULL::text, c.id, max_rows, (10::numeric ^ c.scale)::bigint;
 END
 $fn$;

@@ -6,9 +6,13 @@
 -- to, or NULL. The sums of busy rows go back to the queue under their first ids.
 -- It returns one jsonb array: per counter, the deltas it consumed (n) and, when with_keys, the keys it touched (k).
 -- One value, so that a statement that fails part way has reported nothing.
-CREATE OR REPLACE FUNCTION countercache.apply_folded_sql(target_schema name, target_table name, target_key name,
-                                                         key_type text, counters integer[], columns name[],
-                                                         scales integer[], with_keys boolean)
+-- recomputes holds, per counter, NULL for a count or sum (the column adds its folded sum) or, for a min or max, the
+-- expression that recomputes the column from the source (extreme_sql): its folded deltas are touches. A table with a
+-- min or max applies only to the rows its round locked before this statement began ($10 bigint keys, $11 uuid keys;
+-- see "Extremes" in the header of rollup_report), so that the statement's snapshot is younger than every lock it holds.
+CREATE OR REPLACE FUNCTION countercache.apply_round_sql(target_schema name, target_table name, target_key name,
+                                                        key_type text, counters integer[], columns name[],
+                                                        scales integer[], with_keys boolean, recomputes text[])
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -24,7 +28,7 @@ AS $fn$
            ), locked AS (
                -- each key's sums beside its row, locked: joined through the row's index, key by key, so that the
                -- update below needs no join between two lists (whose sizes the planner cannot know)
-               SELECT d.* FROM d JOIN %1$I.%2$I t ON t.%3$I = d.k
+               SELECT d.* FROM d JOIN %1$I.%2$I t ON t.%3$I = d.k%8$s
                   FOR NO KEY UPDATE OF t SKIP LOCKED
            ), applied AS (
                UPDATE %1$I.%2$I t SET %6$s
@@ -50,11 +54,28 @@ AS $fn$
         CASE WHEN key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
         (SELECT string_agg(format('sum(q.delta) FILTER (WHERE q.counter_id = %s) AS d%s', c, i), ', ' ORDER BY i)
            FROM unnest(counters) WITH ORDINALITY AS u(c, i)),
-        (SELECT string_agg(format('%1$I = coalesce(t.%1$I, 0) + coalesce(d.d%2$s, 0)%3$s', u.col, u.i,
-                                  CASE WHEN u.s > 0 THEN ' * 1e-' || u.s END),
+        (SELECT string_agg(CASE WHEN u.r IS NULL
+                                THEN format('%1$I = coalesce(t.%1$I, 0) + coalesce(d.d%2$s, 0)%3$s', u.col, u.i,
+                                            CASE WHEN u.s > 0 THEN ' * 1e-' || u.s END)
+                                ELSE format('%1$I = CASE WHEN d.d%2$s IS NULL THEN t.%1$I ELSE %3$s END', u.col, u.i, u.r) END,
                            ', ' ORDER BY u.i)
-           FROM unnest(columns, scales) WITH ORDINALITY AS u(col, s, i)),
-        CASE WHEN with_keys THEN 'jsonb_agg(DISTINCT f.k) FILTER (WHERE f.applied)' ELSE 'NULL::jsonb' END)
+           FROM unnest(columns, scales, coalesce(recomputes, array_fill(NULL::text, ARRAY[cardinality(columns)])))
+                WITH ORDINALITY AS u(col, s, r, i)),
+        CASE WHEN with_keys THEN 'jsonb_agg(DISTINCT f.k) FILTER (WHERE f.applied)' ELSE 'NULL::jsonb' END,
+        CASE WHEN NOT EXISTS (SELECT FROM unnest(recomputes) r WHERE r IS NOT NULL) THEN ''
+             ELSE format(E'\n                WHERE t.%I = ANY ($%s)', target_key, CASE WHEN key_type = 'uuid' THEN 11 ELSE 10 END) END)
+$fn$;
+
+-- Version 3's name and contract, for a round of version 3 in flight while version 4 installs: counts and sums only.
+CREATE OR REPLACE FUNCTION countercache.apply_folded_sql(target_schema name, target_table name, target_key name,
+                                                         key_type text, counters integer[], columns name[],
+                                                         scales integer[], with_keys boolean)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT countercache.apply_round_sql(target_schema, target_table, target_key, key_type, counters, columns, scales,
+                                        with_keys, NULL)
 $fn$;
 
 -- Applies at most max_deltas queued deltas of each queue (logged and unlogged) and reports, per counter (in one or more rows), how many deltas it
@@ -95,6 +116,17 @@ $fn$;
 -- a slot (a writer holds it, or it waits for the next flush; a slot has no place in the queue's order, so it may be
 -- older): then they go back to the queue under their first ids, to be applied after it. Transient failures (deadlock, serialization, lock timeout,
 -- resources, shutdown) abort the round.
+-- Extremes: a min or max counter's deltas are touches; the round sets each touched row's column to the extreme its
+-- source holds, recomputed by an index in the applying statement. The value is right if that statement's snapshot
+-- sees every write whose touch this round or an earlier one consumed. A touch is claimed only once its writer has
+-- committed, so the snapshot sees the writes of this round's touches. Rounds that update one row are ordered by its
+-- row lock; so for the writes an earlier round consumed, the snapshot must be younger than this round's lock on
+-- the row. A statement that takes its snapshot and then locks (FOR NO KEY UPDATE follows the row's update chain to
+-- the version another round has just committed) would write a value older than that round's. So a table with a min
+-- or max first locks its touched rows in a statement of their own (SKIP LOCKED, in key order), and the applying
+-- statement, whose snapshot is taken after that one ends, applies to those rows only; the others are busy, and
+-- their touches go back to the queue. A touch applied twice recomputes twice: touches never need to be exact, only
+-- present (InterleavingsIT, ExtremesIT).
 CREATE OR REPLACE FUNCTION countercache.rollup_report(max_deltas integer DEFAULT countercache.default_batch_size(), with_keys boolean DEFAULT true)
 RETURNS TABLE (counter_id integer, consumed bigint, target_ids bigint[], target_uuids uuid[])
 LANGUAGE plpgsql
@@ -120,6 +152,8 @@ DECLARE
     message text;
     given_up integer[] := '{}';
     given_up_before integer;
+    held_ids bigint[];
+    held_uuids uuid[];
 BEGIN
     IF max_deltas IS NULL OR max_deltas < 1 THEN
         RAISE EXCEPTION 'countercache.rollup_report: max_deltas must be at least 1, got %', max_deltas
@@ -171,17 +205,34 @@ BEGIN
         FOR tb IN
             SELECT c.target_schema, c.target_table, c.target_key, c.key_type,
                    array_agg(c.id ORDER BY c.id) AS counters, array_agg(c.target_column ORDER BY c.id) AS columns,
-                   array_agg(c.scale ORDER BY c.id) AS scales
+                   array_agg(c.scale ORDER BY c.id) AS scales,
+                   array_agg(countercache.extreme_sql(c, 'd.k') ORDER BY c.id) AS recomputes,
+                   bool_or(c.aggregate IS NOT NULL) AS extremes
               FROM countercache.counter c
              WHERE c.id IN (SELECT DISTINCT u.c FROM unnest(cids) u(c))
              GROUP BY c.target_schema, c.target_table, c.target_key, c.key_type
              ORDER BY c.target_schema, c.target_table
         LOOP
-            apply := countercache.apply_folded_sql(tb.target_schema, tb.target_table, tb.target_key, tb.key_type,
-                                                   tb.counters, tb.columns, tb.scales, with_keys);
+            apply := countercache.apply_round_sql(tb.target_schema, tb.target_table, tb.target_key, tb.key_type,
+                                                  tb.counters, tb.columns, tb.scales, with_keys, tb.recomputes);
             kc := CASE WHEN tb.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END;
             BEGIN
-                EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, tb.counters, NULL::text, ns;
+                IF tb.extremes THEN   -- lock first, so that the applying statement's snapshot follows every lock
+                    EXECUTE format($q$SELECT %4$s FROM (
+                                          SELECT t.%1$I AS k FROM %2$I.%3$I t
+                                           WHERE t.%1$I = ANY (ARRAY(
+                                                     SELECT DISTINCT u.%5$I
+                                                       FROM unnest($1::integer[], $2::bigint[], $3::uuid[]) u(c, ti, tu)
+                                                      WHERE u.c = ANY ($4)))
+                                           ORDER BY t.%1$I FOR NO KEY UPDATE OF t SKIP LOCKED) x$q$,
+                                   tb.target_key, tb.target_schema, tb.target_table,
+                                   CASE WHEN tb.key_type = 'uuid' THEN 'NULL::bigint[], array_agg(x.k)'
+                                        ELSE 'array_agg(x.k::bigint), NULL::uuid[]' END,
+                                   CASE WHEN tb.key_type = 'uuid' THEN 'tu' ELSE 'ti' END)
+                        INTO held_ids, held_uuids USING cids, tids, tuuids, tb.counters;
+                END IF;
+                EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, tb.counters, NULL::text, ns,
+                                              held_ids, held_uuids;
                 report := report || coalesce(part, '[]');
                 CONTINUE;
             EXCEPTION WHEN OTHERS THEN
@@ -218,7 +269,8 @@ BEGIN
                  GROUP BY 1
             LOOP
                 BEGIN
-                    EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, key_counters, key, ns;
+                    EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, key_counters, key, ns,
+                                                  held_ids, held_uuids;
                     report := report || coalesce(part, '[]');
                     CONTINUE;
                 EXCEPTION WHEN OTHERS THEN
@@ -232,7 +284,7 @@ BEGIN
                 accepted := '{}'; refused := '{}'; states := '{}'; messages := '{}';
                 FOREACH cid IN ARRAY key_counters LOOP
                     BEGIN
-                        EXECUTE apply USING ids, cids, tids, tuuids, deltas, ats, ARRAY[cid], key, ns;
+                        EXECUTE apply USING ids, cids, tids, tuuids, deltas, ats, ARRAY[cid], key, ns, held_ids, held_uuids;
                         RAISE SQLSTATE 'CC001';
                     EXCEPTION
                         WHEN SQLSTATE 'CC001' THEN
@@ -248,7 +300,8 @@ BEGIN
                     END;
                 END LOOP;
                 IF cardinality(accepted) > 0 THEN
-                    EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, accepted, key, ns;
+                    EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, accepted, key, ns, held_ids,
+                                                  held_uuids;
                     report := report || coalesce(part, '[]');
                 END IF;
                 EXECUTE format(

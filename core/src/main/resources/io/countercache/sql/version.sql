@@ -29,6 +29,7 @@ RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET client_min_messages = warning   -- a script's DROP ... IF EXISTS of what a fresh schema never had
+SET countercache.ddl_guard = 'off'    -- the library's own tables count nothing; an older guard may call what is gone
 AS $fn$
 BEGIN
     IF countercache.installed_version() >= upgrade.version THEN

@@ -25,8 +25,8 @@ BEGIN
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
         INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Article.totalComments */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, 1 AS d1, CASE WHEN /* @CounterCache on Article.totalPublicComments */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k2, 1 AS d2, CASE WHEN /* @CounterCache on User.totalPublicComments */ blog_comment.creator_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.creator_id END AS k3, 1 AS d3 FROM countercache_new AS blog_comment) r,
-            LATERAL (VALUES (347335187, r.k1, r.d1), (1324712807, r.k2, r.d2), (1854263637, r.k3, r.d3)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0;
+        SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Article.mostLikes */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k1, 1 AS d1, CASE WHEN /* @CounterCache on Article.totalComments */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k2, 1 AS d2, CASE WHEN /* @CounterCache on Article.totalPublicComments */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k3, 1 AS d3, CASE WHEN /* @CounterCache on User.totalPublicComments */ blog_comment.creator_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.creator_id END AS k4, 1 AS d4 FROM countercache_new AS blog_comment) r,
+            LATERAL (VALUES (2094792818, r.k1, r.d1), (347335187, r.k2, r.d2), (1324712807, r.k3, r.d3), (1854263637, r.k4, r.d4)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0;
         ELSIF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
         WITH s AS (
             SELECT c, k, sum(d) AS d FROM (
@@ -42,6 +42,8 @@ BEGIN
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
         INSERT INTO countercache.delta (counter_id, target_id, delta)
         SELECT c, k, sum(d) AS d FROM (
+            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
+            UNION ALL
             SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
             SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
@@ -63,6 +65,8 @@ BEGIN
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
         SELECT c, k, sum(d) AS d FROM (
+            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            UNION ALL
             SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
             SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
@@ -84,8 +88,8 @@ BEGIN
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
         INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Article.totalComments */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, -1 AS d1, CASE WHEN /* @CounterCache on Article.totalPublicComments */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k2, -1 AS d2, CASE WHEN /* @CounterCache on User.totalPublicComments */ blog_comment.creator_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.creator_id END AS k3, -1 AS d3 FROM countercache_old AS blog_comment) r,
-            LATERAL (VALUES (347335187, r.k1, r.d1), (1324712807, r.k2, r.d2), (1854263637, r.k3, r.d3)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0;
+        SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Article.mostLikes */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k1, 1 AS d1, CASE WHEN /* @CounterCache on Article.totalComments */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k2, -1 AS d2, CASE WHEN /* @CounterCache on Article.totalPublicComments */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k3, -1 AS d3, CASE WHEN /* @CounterCache on User.totalPublicComments */ blog_comment.creator_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.creator_id END AS k4, -1 AS d4 FROM countercache_old AS blog_comment) r,
+            LATERAL (VALUES (2094792818, r.k1, r.d1), (347335187, r.k2, r.d2), (1324712807, r.k3, r.d3), (1854263637, r.k4, r.d4)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0;
         ELSIF NOT EXISTS (SELECT FROM countercache_old OFFSET 1000) THEN
         WITH s AS (
             SELECT c, k, sum(d) AS d FROM (
@@ -101,6 +105,8 @@ BEGIN
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
         INSERT INTO countercache.delta (counter_id, target_id, delta)
         SELECT c, k, sum(d) AS d FROM (
+            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
+            UNION ALL
             SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
             SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
@@ -122,6 +128,8 @@ BEGIN
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
         SELECT c, k, sum(d) AS d FROM (
+            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            UNION ALL
             SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
             SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
@@ -131,7 +139,7 @@ BEGIN
         END IF;
     ELSIF TG_OP = 'UPDATE' THEN
         IF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
-        IF NOT EXISTS (SELECT FROM (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_new AS blog_comment) n LEFT JOIN (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_old AS blog_comment) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL) THEN
+        IF NOT EXISTS (SELECT FROM (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (publish_status = 'public'), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_new AS blog_comment) n LEFT JOIN (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (publish_status = 'public'), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_old AS blog_comment) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL) THEN
             RETURN NULL;   -- nothing counted changed
         END IF;
         WITH s AS (
@@ -150,6 +158,10 @@ BEGIN
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
         INSERT INTO countercache.delta (counter_id, target_id, delta)
         SELECT c, k, sum(d) AS d FROM (
+            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
+            UNION ALL
+            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
+            UNION ALL
             SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
             SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
@@ -163,7 +175,7 @@ BEGIN
             SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
         ) s GROUP BY c, k HAVING sum(d) <> 0;
         ELSE
-        EXECUTE 'SELECT EXISTS (SELECT FROM (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = ''public''), blog_comment.creator_id, (publish_status = ''public'')) AS sig FROM countercache_new AS blog_comment) n LEFT JOIN (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = ''public''), blog_comment.creator_id, (publish_status = ''public'')) AS sig FROM countercache_old AS blog_comment) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL)' INTO changed;
+        EXECUTE 'SELECT EXISTS (SELECT FROM (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (publish_status = ''public''), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = ''public''), blog_comment.creator_id, (publish_status = ''public'')) AS sig FROM countercache_new AS blog_comment) n LEFT JOIN (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (publish_status = ''public''), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = ''public''), blog_comment.creator_id, (publish_status = ''public'')) AS sig FROM countercache_old AS blog_comment) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL)' INTO changed;
         IF NOT changed THEN
             RETURN NULL;   -- nothing counted changed
         END IF;
@@ -183,6 +195,10 @@ BEGIN
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
         SELECT c, k, sum(d) AS d FROM (
+            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            UNION ALL
+            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            UNION ALL
             SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
             SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
@@ -214,6 +230,8 @@ BEGIN
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
         SELECT c, k, sum(d) AS d FROM (
+            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            UNION ALL
             SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
             SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
