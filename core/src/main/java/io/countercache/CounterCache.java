@@ -10,7 +10,7 @@ import java.lang.annotation.Target;
 /**
  * Declares a counter cache: a numeric field of the annotated (target) entity that holds the number of rows of
  * {@link #source()} pointing at it through {@link #via()}, optionally filtered by {@link #where()}, or the sum of
- * one of their columns ({@link #sum()}).
+ * one of their columns ({@link #sum()}), or its least or greatest value ({@link #min()}, {@link #max()}).
  *
  * <pre>{@code
  * @Entity class Article {
@@ -67,6 +67,20 @@ public @interface CounterCache {
      * cannot be exact. Default: count rows.
      */
     String sum() default "";
+
+    /**
+     * A source column (attribute name or column name) whose least value the field keeps instead of a count, for
+     * example the earliest comment's {@code createdAt}; NULL when no row counts. The field has the column's Java type
+     * ({@code Long}, {@code Integer}, {@code Short}, {@code BigDecimal}, {@code Instant}, {@code OffsetDateTime},
+     * {@code LocalDateTime} or {@code LocalDate}), boxed, and the source needs an index on (the foreign key, this
+     * column), by which the rollup recomputes a target whose rows changed; the changelog's check names it. Kept by
+     * the queue ({@link Strategy#QUEUE} or {@link Strategy#UNLOGGED}), from a direct many-to-one. Default: none.
+     */
+    String min() default "";
+
+    /** As {@link #min()}, the greatest value: {@code @CounterCache(source = Comment.class, via = "article",
+     * max = "createdAt") Instant lastCommentAt;}. */
+    String max() default "";
 
     /**
      * How writes reach the column: {@link Strategy#QUEUE} (the default), {@link Strategy#UNLOGGED},

@@ -5,6 +5,11 @@ import io.countercache.spi.KeyType;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -52,6 +57,59 @@ public final class ExactReads {
      */
     public static <K> Map<K, BigDecimal> readDecimal(Connection connection, CounterDefinition counter, Collection<K> keys)
             throws SQLException {
+        if (counter.extreme() != null) {
+            throw new IllegalArgumentException(counter.declaredBy() + " is a " + counter.extreme().function()
+                    + "; read it with readExtreme");
+        }
+        Map<K, BigDecimal> values = new LinkedHashMap<>();
+        values(connection, counter, keys).forEach((k, v) -> values.put(k, v.setScale(counter.scale(), RoundingMode.UNNECESSARY)));
+        return values;
+    }
+
+    /**
+     * The exact values of a min or max counter, read from its source by the counter's index, as {@code type}: the
+     * field's type ({@code Long}, {@code Integer}, {@code Short}, {@code BigDecimal}, {@code Instant},
+     * {@code OffsetDateTime} (at UTC), {@code LocalDateTime}, {@code LocalDate}); a key whose target has no row
+     * that counts maps to null. Keys of rows that do not exist are absent.
+     */
+    public static <K, T> Map<K, T> readExtreme(Connection connection, CounterDefinition counter, Collection<K> keys,
+                                               Class<T> type) throws SQLException {
+        if (counter.extreme() == null) {
+            throw new IllegalArgumentException(counter.declaredBy() + " is not a min or max; read it with readDecimal");
+        }
+        Map<K, T> values = new LinkedHashMap<>();
+        values(connection, counter, keys).forEach((k, v) -> values.put(k, v == null ? null : type.cast(as(v, type))));
+        return values;
+    }
+
+    /** A min or max as {@code countercache.exact} reports it (a time as seconds since the epoch), as {@code type}. */
+    private static Object as(BigDecimal v, Class<?> type) {
+        if (type == Long.class) {
+            return v.longValueExact();
+        } else if (type == Integer.class) {
+            return v.intValueExact();
+        } else if (type == Short.class) {
+            return v.shortValueExact();
+        } else if (type == BigDecimal.class) {
+            return v;
+        }
+        BigDecimal seconds = v.setScale(0, RoundingMode.FLOOR);
+        Instant instant = Instant.ofEpochSecond(seconds.longValueExact(), v.subtract(seconds).movePointRight(9).intValueExact());
+        if (type == Instant.class) {
+            return instant;
+        } else if (type == OffsetDateTime.class) {
+            return instant.atOffset(ZoneOffset.UTC);
+        } else if (type == LocalDateTime.class) {
+            return LocalDateTime.ofInstant(instant, ZoneOffset.UTC);
+        } else if (type == LocalDate.class) {
+            return LocalDate.ofInstant(instant, ZoneOffset.UTC);
+        }
+        throw new IllegalArgumentException("a min or max cannot be read as " + type.getName());
+    }
+
+    /** What {@code countercache.exact} returns for these keys, in their order (a value may be null: a min or max). */
+    private static <K> Map<K, BigDecimal> values(Connection connection, CounterDefinition counter, Collection<K> keys)
+            throws SQLException {
         Map<K, BigDecimal> values = new LinkedHashMap<>();
         if (keys.isEmpty()) {
             return values;
@@ -66,17 +124,16 @@ public final class ExactReads {
             ps.setNull(uuid ? 2 : 3, java.sql.Types.ARRAY);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    rows.put(normalize(rs.getObject(uuid ? 2 : 1)),
-                            rs.getBigDecimal(3).setScale(counter.scale(), RoundingMode.UNNECESSARY));
+                    rows.put(normalize(rs.getObject(uuid ? 2 : 1)), rs.getBigDecimal(3));
                 }
             }
         } finally {
             array.free();
         }
         for (K k : keys) {
-            BigDecimal value = rows.get(normalize(k));
-            if (value != null) {
-                values.put(k, value);
+            Object key = normalize(k);
+            if (rows.containsKey(key)) {
+                values.put(k, rows.get(key));
             }
         }
         return values;

@@ -2790,6 +2790,34 @@ REVOKE ALL ON ALL PROCEDURES IN SCHEMA countercache FROM PUBLIC;
 SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.array_agg(p.fix))
   FROM (
     SELECT * FROM countercache.definition_problems('{
+            "id": 1968294223,
+            "name": "public.topic.last_post_at",
+            "declared_by": "Topic.lastPostAt",
+            "target_schema": "public",
+            "target_table": "topic",
+            "target_key": "id",
+            "key_type": "bigint",
+            "target_column": "last_post_at",
+            "column_type": "timestamp(6) with time zone",
+            "source_schema": "public",
+            "source_table": "post",
+            "source_fk": "topic_id",
+            "condition": "published",
+            "sum_column": null,
+            "scale": 0,
+            "strategy": "queue",
+            "slots": 0,
+            "via_schema": null,
+            "via_table": null,
+            "via_key": null,
+            "via_key_type": null,
+            "via_fk": null,
+            "aggregate": "max",
+            "aggregate_column": "posted_at",
+            "definition_hash": "b58fa54e25e7d1b250528a49"
+        }')
+    UNION ALL
+    SELECT * FROM countercache.definition_problems('{
             "id": 53258456,
             "name": "public.topic.published_posts",
             "declared_by": "Topic.publishedPosts",
@@ -2820,11 +2848,39 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 -- rollback empty
 
 -- changeset countercache:countercache-source-public.post runOnChange:true splitStatements:false rollbackSplitStatements:false
--- comment: counters fed by public.post: Topic.publishedPosts
-SELECT countercache.fail('Topic.publishedPosts', 'source table public.post does not exist',
+-- comment: counters fed by public.post: Topic.lastPostAt, Topic.publishedPosts
+SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
+
+SELECT countercache.define_counter('{
+    "id": 1968294223,
+    "name": "public.topic.last_post_at",
+    "declared_by": "Topic.lastPostAt",
+    "target_schema": "public",
+    "target_table": "topic",
+    "target_key": "id",
+    "key_type": "bigint",
+    "target_column": "last_post_at",
+    "column_type": "timestamp(6) with time zone",
+    "source_schema": "public",
+    "source_table": "post",
+    "source_fk": "topic_id",
+    "condition": "published",
+    "sum_column": null,
+    "scale": 0,
+    "strategy": "queue",
+    "slots": 0,
+    "via_schema": null,
+    "via_table": null,
+    "via_key": null,
+    "via_key_type": null,
+    "via_fk": null,
+    "aggregate": "max",
+    "aggregate_column": "posted_at",
+    "definition_hash": "b58fa54e25e7d1b250528a49"
+}');
 
 SELECT countercache.define_counter('{
     "id": 53258456,
@@ -2855,16 +2911,16 @@ SELECT countercache.define_counter('{
 }');
 
 SELECT countercache.install_triggers('public', 'post');
--- rollback SELECT countercache.uninstall('capture', 'public', 'post', ARRAY[53258456]::integer[]);
+-- rollback SELECT countercache.uninstall('capture', 'public', 'post', ARRAY[1968294223, 53258456]::integer[]);
 
 -- changeset countercache:countercache-target-public.topic runOnChange:true splitStatements:false rollbackSplitStatements:false
--- comment: counters held by public.topic: Topic.publishedPosts
+-- comment: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
 SELECT countercache.install_triggers('public', 'topic');
 -- rollback SELECT countercache.uninstall('target', 'public', 'topic', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-prune runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: forget counters of changelog io.countercache.example.boot that are no longer declared
-SELECT countercache.prune('io.countercache.example.boot', ARRAY['public.topic.published_posts']::text[]);
+SELECT countercache.prune('io.countercache.example.boot', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 -- rollback empty
 
 -- changeset countercache:countercache-limits runOnChange:true splitStatements:false rollbackSplitStatements:false

@@ -2785,6 +2785,34 @@ REVOKE ALL ON ALL PROCEDURES IN SCHEMA countercache FROM PUBLIC;
 SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.array_agg(p.fix))
   FROM (
     SELECT * FROM countercache.definition_problems('{
+            "id": 1968294223,
+            "name": "public.topic.last_post_at",
+            "declared_by": "Topic.lastPostAt",
+            "target_schema": "public",
+            "target_table": "topic",
+            "target_key": "id",
+            "key_type": "bigint",
+            "target_column": "last_post_at",
+            "column_type": "timestamp(6) with time zone",
+            "source_schema": "public",
+            "source_table": "post",
+            "source_fk": "topic_id",
+            "condition": "published",
+            "sum_column": null,
+            "scale": 0,
+            "strategy": "queue",
+            "slots": 0,
+            "via_schema": null,
+            "via_table": null,
+            "via_key": null,
+            "via_key_type": null,
+            "via_fk": null,
+            "aggregate": "max",
+            "aggregate_column": "posted_at",
+            "definition_hash": "b58fa54e25e7d1b250528a49"
+        }')
+    UNION ALL
+    SELECT * FROM countercache.definition_problems('{
             "id": 53258456,
             "name": "public.topic.published_posts",
             "declared_by": "Topic.publishedPosts",
@@ -2813,11 +2841,39 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
         }')
   ) p;
 
--- countercache-source-public.post: counters fed by public.post: Topic.publishedPosts
-SELECT countercache.fail('Topic.publishedPosts', 'source table public.post does not exist',
+-- countercache-source-public.post: counters fed by public.post: Topic.lastPostAt, Topic.publishedPosts
+SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
+
+SELECT countercache.define_counter('{
+    "id": 1968294223,
+    "name": "public.topic.last_post_at",
+    "declared_by": "Topic.lastPostAt",
+    "target_schema": "public",
+    "target_table": "topic",
+    "target_key": "id",
+    "key_type": "bigint",
+    "target_column": "last_post_at",
+    "column_type": "timestamp(6) with time zone",
+    "source_schema": "public",
+    "source_table": "post",
+    "source_fk": "topic_id",
+    "condition": "published",
+    "sum_column": null,
+    "scale": 0,
+    "strategy": "queue",
+    "slots": 0,
+    "via_schema": null,
+    "via_table": null,
+    "via_key": null,
+    "via_key_type": null,
+    "via_fk": null,
+    "aggregate": "max",
+    "aggregate_column": "posted_at",
+    "definition_hash": "b58fa54e25e7d1b250528a49"
+}');
 
 SELECT countercache.define_counter('{
     "id": 53258456,
@@ -2849,11 +2905,11 @@ SELECT countercache.define_counter('{
 
 SELECT countercache.install_triggers('public', 'post');
 
--- countercache-target-public.topic: counters held by public.topic: Topic.publishedPosts
+-- countercache-target-public.topic: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
 SELECT countercache.install_triggers('public', 'topic');
 
 -- countercache-prune: forget counters of changelog io.countercache.example.boot that are no longer declared
-SELECT countercache.prune('io.countercache.example.boot', ARRAY['public.topic.published_posts']::text[]);
+SELECT countercache.prune('io.countercache.example.boot', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 
 -- countercache-limits: limit counters: posts_per_topic
 SELECT countercache.define_limit(name => 'posts_per_topic', period => '1 minute'::interval, default_limit => 600, time_zone => 'UTC', retention => 2, declared_by => '@CounterLimit(name = "posts_per_topic") on Topic');

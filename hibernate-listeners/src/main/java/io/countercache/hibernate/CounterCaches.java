@@ -61,8 +61,34 @@ public final class CounterCaches {
         return value;
     }
 
-    /** The exact values of one counter of any kind for many entities, in one query, as BigDecimals. */
+    /** The exact values of one count or sum for many entities, in one query, as BigDecimals. */
     public static <K> Map<K, BigDecimal> exactDecimal(EntityManager em, Class<?> entity, String field, Collection<K> ids) {
+        return read(em, entity, field, (c, counter) -> ExactReads.readDecimal(c, counter, ids));
+    }
+
+    /**
+     * The exact value of a min or max ({@code @CounterCache(max = ...)}), as the field's type: read from the source by
+     * the counter's index in the caller's transaction, so it includes the caller's own writes; null when no row counts.
+     *
+     * <pre>{@code Instant last = CounterCaches.exactExtreme(em, Article.class, "lastCommentAt", id, Instant.class);}</pre>
+     *
+     * @throws CounterCacheException when no row has this id, or the field is not a min or max counter
+     */
+    public static <T> T exactExtreme(EntityManager em, Class<?> entity, String field, Object id, Class<T> type) {
+        Map<Object, T> values = read(em, entity, field, (c, counter) -> {
+            if (counter.extreme() == null) {
+                throw new CounterCacheException(entity.getSimpleName() + "." + field + " is not a min or max; read it"
+                        + " with exact or exactDecimal");
+            }
+            return ExactReads.readExtreme(c, counter, List.of(id), type);
+        });
+        if (!values.containsKey(id)) {
+            throw new CounterCacheException(entity.getSimpleName() + " with id " + id + " does not exist");
+        }
+        return values.get(id);
+    }
+
+    private static <K, V> Map<K, V> read(EntityManager em, Class<?> entity, String field, Reader<K, V> reader) {
         Session session = em.unwrap(Session.class);
         CounterCacheService runtime = runtime(session.getSessionFactory());
         String entityName = session.getSessionFactory().unwrap(SessionFactoryImplementor.class).getMappingMetamodel()
@@ -72,7 +98,11 @@ public final class CounterCaches {
         if (session.isJoinedToTransaction() && (mode == FlushMode.AUTO || mode == FlushMode.ALWAYS)) {
             session.flush();
         }
-        return session.doReturningWork(c -> ExactReads.readDecimal(c, counter, ids));
+        return session.doReturningWork(c -> reader.read(c, counter));
+    }
+
+    private interface Reader<K, V> {
+        Map<K, V> read(java.sql.Connection connection, CounterDefinition counter) throws java.sql.SQLException;
     }
 
     /**

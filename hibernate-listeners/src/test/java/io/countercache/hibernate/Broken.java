@@ -42,4 +42,22 @@ public class Broken {
 
     @CounterCache(source = Remark.class, via = "post", sum = "price")
     long centsIntoWholeNumbers;
+
+    @CounterCache(source = Remark.class, via = "post", max = "score")
+    long primitiveMax;
+
+    @CounterCache(source = Remark.class, via = "post", max = "body")
+    String textMax;
+
+    @CounterCache(source = Remark.class, via = "post", max = "score", strategy = Strategy.DIRECT)
+    Integer directMax;
+
+    @CounterCache(source = Remark.class, via = "post", min = "score")
+    Long mismatchedMin;
+
+    @CounterCache(source = Remark.class, via = "post", sum = "score", max = "score")
+    Integer sumAndMax;
+
+    @CounterCache(source = Remark.class, via = "quotedPost.post", max = "score")
+    Integer pathMax;
 }

@@ -73,7 +73,18 @@ class CounterModelTest {
     void everyBadDeclarationIsReportedWithTheFieldAndTheFix() {
         assertThatThrownBy(() -> EntityModel.counters(List.of(Post.class, Remark.class, Broken.class), Map.of()))
                 .isInstanceOf(CounterCacheException.class)
-                .hasMessageContaining("11 @CounterCache and @CounterLimit problems")
+                .hasMessageContaining("17 @CounterCache and @CounterLimit problems")
+                .hasMessageContaining("@CounterCache on Broken.primitiveMax: the field is long, which cannot be null when"
+                        + " no row counts; declare it as Long (boxed)")
+                .hasMessageContaining("@CounterCache on Broken.textMax: the field is String; a min or max keeps a Long,"
+                        + " Integer, Short, BigDecimal, Instant, OffsetDateTime, LocalDateTime or LocalDate")
+                .hasMessageContaining("@CounterCache on Broken.directMax: strategy DIRECT cannot keep a min or max: it is"
+                        + " recomputed by the rollup, so that no writer waits for it; use strategy QUEUE or UNLOGGED")
+                .hasMessageContaining("@CounterCache on Broken.mismatchedMin: min = \"score\" is Integer and the field is"
+                        + " Long; give the field the attribute's type")
+                .hasMessageContaining("@CounterCache on Broken.sumAndMax: declare one of sum, min and max")
+                .hasMessageContaining("@CounterCache on Broken.pathMax: a max along a path is not supported; keep it on"
+                        + " quotedPost's entity, straight from the source (via = \"post\" there)")
                 .hasMessageContaining("@CounterLimit(name = \"fortnightly\") on Broken: period = \"1 fortnight\"")
                 .hasMessageContaining("@CounterCache on Broken.textSum: sum = \"body\" is String; sum an integral or"
                         + " BigDecimal attribute\n")

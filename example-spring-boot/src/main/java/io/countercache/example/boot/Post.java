@@ -7,6 +7,8 @@ import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
 import jakarta.persistence.ManyToOne;
 
+import java.time.Instant;
+
 @Entity
 public class Post {
     @Id
@@ -19,6 +21,8 @@ public class Post {
     String body;
 
     boolean published;
+
+    Instant postedAt = Instant.now();
 
     protected Post() {
     }

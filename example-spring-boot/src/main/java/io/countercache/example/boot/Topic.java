@@ -7,6 +7,8 @@ import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
 
+import java.time.Instant;
+
 /** A topic of the forum; at most 600 posts a minute each ({@code posts_per_topic}, see ForumController). */
 @Entity
 @CounterLimit(name = "posts_per_topic", period = "1 minute", limit = 600)
@@ -21,6 +23,10 @@ public class Topic {
     @CounterCache(source = Post.class, via = "topic", where = "published")
     long publishedPosts;
 
+    /** The newest published post's time, NULL until there is one: a max, recomputed by the rollup. */
+    @CounterCache(source = Post.class, via = "topic", where = "published", max = "postedAt")
+    Instant lastPostAt;
+
     protected Topic() {
     }
 
@@ -34,5 +40,9 @@ public class Topic {
 
     public long getPublishedPosts() {
         return publishedPosts;
+    }
+
+    public Instant getLastPostAt() {
+        return lastPostAt;
     }
 }

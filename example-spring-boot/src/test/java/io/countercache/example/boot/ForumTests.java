@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -76,6 +77,15 @@ abstract class ForumTests {
         posts.save(draft);
         assertThat(eventually(() -> topics.findById(topic.getId()).orElseThrow().getPublishedPosts(), 3L))
                 .as("the column, once the in-process worker has rolled up").isEqualTo(3);
+        // a max: the newest published post's time, exact at once, in the column once rolled up
+        Instant newest = jdbc.queryForObject("SELECT max(posted_at) FROM post WHERE topic_id = ? AND published",
+                java.time.OffsetDateTime.class, topic.getId()).toInstant();
+        try (var em = emf.createEntityManager()) {
+            assertThat(CounterCaches.exactExtreme(em, Topic.class, "lastPostAt", topic.getId(), Instant.class))
+                    .isEqualTo(newest);
+        }
+        assertThat(eventuallyEqual(() -> topics.findById(topic.getId()).orElseThrow().getLastPostAt(), newest))
+                .isEqualTo(newest);
 
         assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
         assertThat(health.health(true).getDetails()).containsEntry("deadLetters", 0L);
@@ -85,11 +95,12 @@ abstract class ForumTests {
         jdbc.update("DELETE FROM countercache.dead_letter");
 
         // the actuator endpoint: each counter's state, and a verify of one
-        assertThat(endpoint.counters()).singleElement().satisfies(c -> {
+        assertThat(endpoint.counters()).hasSize(2).anySatisfy(c -> {
             assertThat(c).containsEntry("counter", "public.topic.published_posts").containsEntry("strategy", "queue")
                     .containsEntry("deadLetters", 0L).containsEntry("triggersInstalled", true);
         });
         assertThat(endpoint.verify("public.topic.published_posts")).containsEntry("exact", true);
+        assertThat(endpoint.verify("public.topic.last_post_at")).containsEntry("exact", true);
         jdbc.update("UPDATE topic SET published_posts = published_posts + 5 WHERE id = ?", topic.getId());
         assertThat(endpoint.verify("public.topic.published_posts")).containsEntry("exact", false)
                 .extracting(r -> r.get("drift")).asList().singleElement().asString().contains("stored=8");
@@ -132,6 +143,17 @@ abstract class ForumTests {
                 .method(method, HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(method + " " + path + ": " + response.body()).isEqualTo(status);
         return response.body();
+    }
+
+    /** Polls until the value equals what is expected, for at most 30 s. */
+    private static <T> T eventuallyEqual(java.util.function.Supplier<T> value, T expected) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        T v = value.get();
+        while (!java.util.Objects.equals(v, expected) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            v = value.get();
+        }
+        return v;
     }
 
     /** Polls until the value is what is expected (the worker runs on its own thread), for at most 30 s. */

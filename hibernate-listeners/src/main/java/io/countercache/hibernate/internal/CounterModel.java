@@ -178,13 +178,15 @@ public final class CounterModel {
         } catch (MappingException e) {
             throw fail(who, "the field is not persistent; remove @Transient so it maps to a column");
         }
-        String columnType = field.getType() == BigDecimal.class ? decimalType(who, singleColumn(who, counter))
+        String extreme = extremeFunction(who, cc);
+        String columnType = extreme != null ? extremeType(who, metadata, field, counter, strategy)
+                : field.getType() == BigDecimal.class ? decimalType(who, singleColumn(who, counter))
                 : columnType(field.getType());
         if (columnType == null) {
             throw fail(who, "the field is " + field.getType().getSimpleName() + "; declare it as long or int"
                     + " (or BigDecimal, for the sum of a numeric column)");
         }
-        if (field.getType() == BigDecimal.class && cc.sum().isBlank()) {
+        if (extreme == null && field.getType() == BigDecimal.class && cc.sum().isBlank()) {
             throw fail(who, "a BigDecimal counter adds up a numeric column; name it with sum, or count rows into a"
                     + " long field");
         }
@@ -198,6 +200,10 @@ public final class CounterModel {
             throw fail(who, simpleName(target) + "'s identifier is "
                     + target.getIdentifierProperty().getType().getReturnedClass().getSimpleName()
                     + "; counters need a Long, Integer or UUID identifier");
+        }
+        if (!cc.collection().isBlank() && extreme != null) {
+            throw fail(who, "a " + extreme + " of a collection is not supported yet; declare it with source and via"
+                    + " (a many-to-one of the element pointing back at " + simpleName(target) + ")");
         }
         if (!cc.collection().isBlank()) {
             return new Declared(collectionCounter(metadata, target, who, cc, counter, columnType, keyType, strategy),
@@ -214,7 +220,13 @@ public final class CounterModel {
         }
         checkRoot(who, source);
         String sum = cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim(), counter);
+        CounterDefinition.Extreme aggregate = extreme == null ? null
+                : new CounterDefinition.Extreme(extreme, extremeColumn(who, source, extreme, field));
         String[] path = cc.via().split("\\.", -1);
+        if (extreme != null && path.length > 1) {
+            throw fail(who, "a " + extreme + " along a path is not supported; keep it on " + path[0]
+                    + "'s entity, straight from the source (via = \"" + path[path.length - 1] + "\" there)");
+        }
         if (path.length > 2) {
             throw fail(who, "via = \"" + cc.via() + "\" has " + path.length + " steps; a path may have two"
                     + " (\"article.blog\"): count along a longer one from a middle entity's own counter");
@@ -241,7 +253,7 @@ public final class CounterModel {
                 columnName(target.getIdentifier().getColumns().get(0)), keyType,
                 columnName(singleColumn(who, counter)), columnType, sourceTable, columnName(fk),
                 cc.where().isBlank() ? null : cc.where().trim(),
-                sum, strategy, cc.slots(), via), target, counter);
+                sum, strategy, cc.slots(), via, aggregate), target, counter);
     }
 
     private static void checkRoot(String who, PersistentClass source) {
@@ -386,6 +398,65 @@ public final class CounterModel {
             }
         }
         throw fail(who, "sum = \"" + sum + "\" is neither an attribute nor a column of " + simpleName(source)
+                + "; its attributes are " + source.getPropertyClosure().stream().map(Property::getName).sorted()
+                .collect(Collectors.joining(", ", "[", "]")));
+    }
+
+    /** The Java types a min or max field may have: each maps to a column type the database compares and reports. */
+    private static final Set<Class<?>> EXTREME_TYPES = Set.of(Long.class, Integer.class, Short.class, BigDecimal.class,
+            java.time.Instant.class, java.time.OffsetDateTime.class, java.time.LocalDateTime.class,
+            java.time.LocalDate.class);
+
+    /** "min" or "max" when the counter keeps an extreme, null for a count or sum; one of sum, min and max at most. */
+    private static String extremeFunction(String who, CounterCache cc) {
+        long declared = java.util.stream.Stream.of(cc.sum(), cc.min(), cc.max()).filter(a -> !a.isBlank()).count();
+        if (declared > 1) {
+            throw fail(who, "declare one of sum, min and max");
+        }
+        return !cc.min().isBlank() ? "min" : !cc.max().isBlank() ? "max" : null;
+    }
+
+    /**
+     * The SQL type of a min or max column as Hibernate maps it (the database checks that it is the type of the column
+     * it keeps the extreme of), after checking the field's type and the strategy.
+     */
+    private static String extremeType(String who, Metadata metadata, Field field, Property counter, Strategy strategy) {
+        if (field.getType().isPrimitive()) {
+            throw fail(who, "the field is " + field.getType().getSimpleName() + ", which cannot be null when no row"
+                    + " counts; declare it as " + (field.getType() == int.class ? "Integer" : "Long") + " (boxed)");
+        }
+        if (!EXTREME_TYPES.contains(field.getType())) {
+            throw fail(who, "the field is " + field.getType().getSimpleName() + "; a min or max keeps a Long, Integer,"
+                    + " Short, BigDecimal, Instant, OffsetDateTime, LocalDateTime or LocalDate");
+        }
+        if (strategy == Strategy.DIRECT || strategy == Strategy.SLOTTED) {
+            throw fail(who, "strategy " + strategy + " cannot keep a min or max: it is recomputed by the rollup, so"
+                    + " that no writer waits for it; use strategy QUEUE or UNLOGGED");
+        }
+        return singleColumn(who, counter).getSqlType(metadata);
+    }
+
+    /** The column a min or max reads: an attribute of the field's own type, or a column, of the source. */
+    private static String extremeColumn(String who, PersistentClass source, String extreme, Field field) {
+        CounterCache cc = field.getAnnotation(CounterCache.class);
+        String name = (extreme.equals("min") ? cc.min() : cc.max()).trim();
+        for (Property p : source.getPropertyClosure()) {
+            if (p.getName().equals(name)) {
+                Class<?> type = p.getType().getReturnedClass();
+                Class<?> boxed = type.isPrimitive() ? java.lang.invoke.MethodType.methodType(type).wrap().returnType() : type;
+                if (boxed != field.getType()) {
+                    throw fail(who, extreme + " = \"" + name + "\" is " + type.getSimpleName() + " and the field is "
+                            + field.getType().getSimpleName() + "; give the field the attribute's type");
+                }
+                return columnName(singleColumn(who, p));
+            }
+        }
+        for (Column c : source.getTable().getColumns()) {
+            if (columnName(c).equals(name)) {
+                return columnName(c);
+            }
+        }
+        throw fail(who, extreme + " = \"" + name + "\" is neither an attribute nor a column of " + simpleName(source)
                 + "; its attributes are " + source.getPropertyClosure().stream().map(Property::getName).sorted()
                 .collect(Collectors.joining(", ", "[", "]")));
     }
