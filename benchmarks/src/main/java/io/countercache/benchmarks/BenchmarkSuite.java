@@ -136,6 +136,10 @@ public final class BenchmarkSuite {
                 System.out.println("10. counters along a path");
                 report.paths(s.paths());
             }
+            if (runs(only, "12")) {
+                System.out.println("12. min and max");
+                report.extremes(s.extremes());
+            }
             if (runs(only, "11")) {
                 System.out.println("11. server CPU per statement");
                 report.cpu(s.cpuPerStatement());
@@ -413,6 +417,33 @@ public final class BenchmarkSuite {
             double hot = lib.hot().perSecond() / hand.hot().perSecond();
             goal("path counter inserts/s, spread: library / hand-written", spread, ">= 1", spread >= 1);
             goal("path counter inserts/s, one blog: library / hand-written", hot, "> 1", hot > 1);
+        }
+
+        void extremes(Scenarios.Extremes e) {
+            double bareIn = e.writes().get(0).inserts().perSecond(), bareDel = e.writes().get(0).deletes().perSecond();
+            body.append(String.format(Locale.ROOT, "%n### 12. Min and max%n%nArticles keep the most likes of their"
+                    + " comments (`max = \"likes\"`, an index on (article_id, likes)). 4 clients insert single comments"
+                    + " with random likes (autocommit) into a table of 100,000, then 4 delete random ones."
+                    + " *hand-written*: a row trigger that raises the article's max when a new row beats it and recomputes"
+                    + " it when the row that held it goes, in the writer's transaction; *library*: the max, queue strategy,"
+                    + " rolled up every 100 ms. Articles off: articles whose max differs from the source at the end.%n%n"
+                    + "| setup | inserts/s | vs bare | deletes/s | vs bare | articles off |%n|---|---:|---:|---:|---:|---:|%n"));
+            for (Scenarios.ExtremeWrites w : e.writes()) {
+                body.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2fx | %,.0f | %.2fx | %d |%n", w.setup(),
+                        w.inserts().perSecond(), w.inserts().perSecond() / bareIn, w.deletes().perSecond(),
+                        w.deletes().perSecond() / bareDel, w.drift()));
+            }
+            body.append(String.format(Locale.ROOT, "%nThe rollup: %,d deltas queued for a count and then for the max"
+                    + " (100,000 articles, 1,000,000 comments), each target's deltas spread through the queue, drained"
+                    + " alone with rounds of 100,000. A max recomputes each touched article by the index.%n%n"
+                    + "| per target | count deltas/s | max deltas/s | max / count |%n|---:|---:|---:|---:|%n", e.deltas()));
+            e.rollup().forEach((fold, r) -> body.append(String.format(Locale.ROOT, "| %,d | %,.0f | %,.0f | %.2fx |%n",
+                    fold, r[0], r[1], r[1] / r[0])));
+            Scenarios.ExtremeWrites hand = e.writes().get(1), lib = e.writes().get(2);
+            double in = lib.inserts().perSecond() / hand.inserts().perSecond();
+            double del = lib.deletes().perSecond() / hand.deletes().perSecond();
+            goal("max, inserts/s: library / hand-written", in, ">= 1", in >= 1);
+            goal("max, deletes/s: library / hand-written", del, ">= 1", del >= 1);
         }
 
         void recount(Scenarios.Recount r) {

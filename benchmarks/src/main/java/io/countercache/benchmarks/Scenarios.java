@@ -620,6 +620,142 @@ final class Scenarios {
         return results;
     }
 
+    record ExtremeWrites(String setup, Clients.Result inserts, Clients.Result deletes, long drift) {
+    }
+
+    /** Scenario 12: writes with a max kept three ways, and the rollup's rate for a max beside a count, per fold. */
+    record Extremes(List<ExtremeWrites> writes, int deltas, Map<Integer, double[]> rollup) {
+    }
+
+    /** Likes on comments, their index by article (which the max needs), and the article's max. */
+    static final String EXTREME_TABLES = """
+            ALTER TABLE blog_comment ADD COLUMN likes int NOT NULL DEFAULT 0;
+            CREATE INDEX blog_comment_article_likes ON blog_comment (article_id, likes);
+            ALTER TABLE blog_article ADD COLUMN most_likes int;
+            """;
+
+    /**
+     * The max a developer would keep by hand: a row trigger that raises the article's max when a new row beats it,
+     * and recomputes it (by the same index) when the row that held it goes or changes. In the writer's transaction,
+     * on the article's row, and not exact under concurrency (two writers each see the other's row uncommitted).
+     */
+    static final String HAND_MAX_SQL = """
+            CREATE FUNCTION hand_max() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP IN ('UPDATE', 'DELETE') THEN
+                    UPDATE blog_article a SET most_likes = (SELECT max(c.likes) FROM blog_comment c WHERE c.article_id = a.id)
+                     WHERE a.id = OLD.article_id AND a.most_likes = OLD.likes;
+                END IF;
+                IF TG_OP IN ('INSERT', 'UPDATE') THEN
+                    UPDATE blog_article SET most_likes = NEW.likes
+                     WHERE id = NEW.article_id AND (most_likes IS NULL OR most_likes < NEW.likes);
+                END IF;
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER hand_max AFTER INSERT OR DELETE OR UPDATE OF article_id, likes ON blog_comment
+                FOR EACH ROW EXECUTE FUNCTION hand_max();
+            """;
+
+    static final CounterDefinition MOST_LIKES = new CounterDefinition("Article.mostLikes",
+            new TableName("public", "blog_article"), "id", KeyType.BIGINT, "most_likes", "integer", Variant.COMMENT,
+            "article_id", null, null, io.countercache.Strategy.QUEUE, 0, null,
+            new CounterDefinition.Extreme("max", "likes"));
+    static final CounterDefinition ARTICLE_COUNT = new CounterDefinition("Article.comments",
+            new TableName("public", "blog_article"), "id", KeyType.BIGINT, "comments", "bigint", Variant.COMMENT,
+            "article_id", null, null);
+
+    /**
+     * 12. A max: 4 clients insert single comments with random likes (autocommit), then 4 delete random ones, with no
+     * counter, with the hand-written trigger and with the library's max (rolled up every 100 ms). Then the rollup:
+     * {@code deltas} queued for a count, and then for the max, at 1, 10 and 1,000 per target, each drained alone.
+     */
+    Extremes extremes() throws Exception {
+        List<ExtremeWrites> writes = new ArrayList<>();
+        for (String setup : List.of("bare", "hand-written", "library")) {
+            try (Server.Db db = server.newDatabase("max_" + setup.replace('-', '_')); Connection c = db.connect();
+                 Statement st = c.createStatement()) {
+                BARE.setUp(c, USERS, ARTICLES);
+                st.execute(EXTREME_TABLES);
+                st.execute("INSERT INTO blog_comment (creator_id, article_id, message, publish_status, likes) SELECT"
+                        + " 1 + g % " + USERS + ", 1 + g % " + ARTICLES + ", 'seed', 'public', (g * 7919) % 100000"
+                        + " FROM generate_series(1, 100000) g");
+                if (setup.equals("hand-written")) {
+                    st.execute("UPDATE blog_article a SET most_likes = (SELECT max(likes) FROM blog_comment c"
+                            + " WHERE c.article_id = a.id)");
+                    st.execute(HAND_MAX_SQL);
+                }
+                if (setup.equals("library")) {
+                    Installation.apply(c, Installation.units(List.of(MOST_LIKES)));
+                }
+                st.execute("VACUUM ANALYZE");
+                long top = db.queryLong("SELECT max(id) FROM blog_comment");
+                Clients.Result inserts, deletes;
+                try (var rollup = setup.equals("library") ? new Clients.RollupLoop(db, LIBRARY) : null) {
+                    inserts = Clients.run(db, 4, warmup(), seconds(8), Long.MAX_VALUE, null, (cc, r) -> {
+                        try (PreparedStatement ps = cc.prepareStatement("INSERT INTO blog_comment (creator_id,"
+                                + " article_id, message, publish_status, likes) VALUES (?, ?, 'hello', 'public', ?)")) {
+                            ps.setLong(1, 1 + r.nextInt(USERS));
+                            ps.setLong(2, 1 + r.nextInt(ARTICLES));
+                            ps.setInt(3, r.nextInt(100_000));
+                            ps.executeUpdate();
+                        }
+                    });
+                    deletes = Clients.run(db, 4, warmup(), seconds(8), Long.MAX_VALUE, null, (cc, r) -> {
+                        try (PreparedStatement ps = cc.prepareStatement("DELETE FROM blog_comment WHERE id = ?")) {
+                            ps.setLong(1, 1 + (long) (r.nextDouble() * top));
+                            ps.executeUpdate();
+                        }
+                    });
+                }
+                if (setup.equals("library")) {
+                    while (queued(st) > 0) {
+                        st.execute("SELECT countercache.rollup(10000)");
+                    }
+                }
+                long drift = setup.equals("bare") ? 0 : db.queryLong("SELECT count(*) FROM blog_article a WHERE"
+                        + " a.most_likes IS DISTINCT FROM (SELECT max(likes) FROM blog_comment c WHERE c.article_id = a.id)");
+                writes.add(new ExtremeWrites(setup, inserts, deletes, drift));
+                log("  max %-12s %,10.0f inserts/s %,10.0f deletes/s, articles off %d", setup, inserts.perSecond(),
+                        deletes.perSecond(), drift);
+            }
+        }
+        int deltas = quick ? 20_000 : 100_000;
+        Map<Integer, double[]> rollup = new LinkedHashMap<>();
+        try (Server.Db db = server.newDatabase("max_rollup"); Connection c = db.connect(); Statement st = c.createStatement()) {
+            BARE.setUp(c, USERS, ARTICLES);
+            st.execute(EXTREME_TABLES);
+            st.execute("INSERT INTO blog_article (id, content) SELECT g, 'more' FROM generate_series(" + (ARTICLES + 1)
+                    + ", 100000) g;"
+                    + "INSERT INTO blog_comment (creator_id, article_id, message, publish_status, likes) SELECT"
+                    + " 1 + g % " + USERS + ", 1 + g % 100000, 'seed', 'public', g % 1000 FROM generate_series(1, 1000000) g");
+            Installation.apply(c, Installation.units(List.of(ARTICLE_COUNT, MOST_LIKES)));
+            st.execute("VACUUM ANALYZE");
+            for (int fold : List.of(1, 10, 1000)) {
+                double[] rates = new double[2];
+                int i = 0;
+                for (CounterDefinition counter : List.of(ARTICLE_COUNT, MOST_LIKES)) {
+                    // the deltas of deltas / fold targets, each target's spread through the queue
+                    st.execute("INSERT INTO countercache.delta (counter_id, target_id, delta) SELECT " + counter.id()
+                            + ", 1 + g % " + (deltas / fold) + ", 1 FROM generate_series(1, " + deltas + ") g");
+                    st.execute("VACUUM ANALYZE countercache.delta");
+                    long started = System.nanoTime();
+                    while (db.queryLong("SELECT countercache.rollup(100000)") > 0) {
+                        // drain
+                    }
+                    rates[i++] = deltas / ((System.nanoTime() - started) / 1e9);
+                }
+                rollup.put(fold, rates);
+                log("  max rollup, %,d per target: count %,10.0f deltas/s, max %,10.0f deltas/s", fold, rates[0], rates[1]);
+            }
+            long off = db.queryLong("SELECT count(*) FROM blog_article a WHERE a.most_likes IS DISTINCT FROM"
+                    + " (SELECT max(likes) FROM blog_comment c WHERE c.article_id = a.id)");
+            if (off > 0) {
+                throw new IllegalStateException(off + " articles' max differs from its recount after the rollup");
+            }
+        }
+        return new Extremes(writes, deltas, rollup);
+    }
+
     private static void comment(Connection c, long user, long article) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO blog_comment (creator_id, article_id, message,"
                 + " publish_status) VALUES (?, ?, 'hello', 'public')")) {
