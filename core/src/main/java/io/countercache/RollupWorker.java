@@ -35,6 +35,9 @@ import java.util.function.LongPredicate;
  */
 public final class RollupWorker implements AutoCloseable {
 
+    /** How long a worker goes on with full rounds before it gives the recounts a batch (see run()). */
+    private static final long MAINTENANCE_EVERY_NANOS = 1_000_000_000L;
+
     private static final Logger log = LoggerFactory.getLogger(RollupWorker.class);
 
     /** The default of {@link Builder#batchSize}. */
@@ -231,7 +234,14 @@ public final class RollupWorker implements AutoCloseable {
         try {
             while (running) {
                 try {
-                    rounds(n -> running && n >= batchSize);   // a full batch: there is probably more
+                    // a full batch: there is probably more; but at least once a second the recounts get their batch,
+                    // so that a queue that never runs dry cannot starve them
+                    long[] last = {0};
+                    long until = System.nanoTime() + MAINTENANCE_EVERY_NANOS;
+                    rounds(n -> {
+                        last[0] = n;
+                        return running && n >= batchSize && System.nanoTime() < until;
+                    });
                     if (streakFailures > 0) {
                         log.info("{}: rollup resumed after {} failed attempts over {} ms", name, streakFailures,
                                 (System.nanoTime() - streakStarted) / 1_000_000);
@@ -239,7 +249,7 @@ public final class RollupWorker implements AutoCloseable {
                         lastError = null;
                     }
                     backoff = pollInterval.toMillis();
-                    if (!maintenance()) {
+                    if (!maintenance() && last[0] < batchSize) {
                         pause(pollInterval.toMillis());
                     }
                 } catch (SQLException | RuntimeException e) {

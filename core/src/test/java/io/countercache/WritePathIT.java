@@ -294,6 +294,29 @@ class WritePathIT {
         BlogSchema.assertExactAfterRollup(db);
     }
 
+    /**
+     * A queue that never runs dry (every round full) must not starve a recount: the worker gives it a batch at least
+     * once a second. Here the recount ends while tens of thousands of deltas still wait; before, it waited for the
+     * queue to empty.
+     */
+    @Test
+    void aQueueThatNeverRunsDryDoesNotStarveARecount() throws Exception {
+        long a = article();
+        BlogSchema.assertExactAfterRollup(db);
+        db.execute("INSERT INTO countercache.delta (counter_id, target_id, delta) SELECT "
+                + BlogSchema.ARTICLE_COMMENTS.id() + ", " + a + ", 0 FROM generate_series(1, 100000);"
+                + "UPDATE blog_article SET total_comments = total_comments + 10 WHERE id = " + a + ";"   // drift
+                + "SELECT countercache.request_recount(" + BlogSchema.ARTICLE_COMMENTS.id() + ")");
+        try (RollupWorker worker = RollupWorker.builder(db.dataSource()).batchSize(10)
+                .pollInterval(java.time.Duration.ofMillis(5)).build().start()) {
+            io.countercache.testing.Await.until("the recount job is done",
+                    () -> db.queryLong("SELECT count(*) FROM countercache.recount_job") == 0);
+            assertThat(db.queryLong("SELECT count(*) FROM countercache.delta")).as("deltas still queued").isPositive();
+        }
+        BlogSchema.assertExactAfterRollup(db);
+        assertThat(value("blog_article", "total_comments", a)).isZero();
+    }
+
     @Test
     void deltasWhoseSumOverflowsAreDeadLetteredOneByOneAndStopNothingElse() throws Exception {
         TestDatabase own = TestPostgres.newDatabase(WritePathIT.class);

@@ -2268,8 +2268,11 @@ DECLARE
 BEGIN
     SELECT coalesce(sum(r.consumed), 0)::bigint INTO consumed FROM countercache.rollup_report(max_deltas, false) r;
     -- what a worker does between rounds, so that a rollup scheduled from SQL alone (pg_cron) also runs the
-    -- recounts a crash of the unlogged queue, a changed definition or a repair asked for
-    IF consumed < max_deltas AND EXISTS (SELECT FROM countercache.recount_job) THEN
+    -- recounts a crash of the unlogged queue, a changed definition or a repair asked for: after a round that
+    -- emptied the queue, or when the oldest recount has not moved for a second (a queue that never runs dry
+    -- must not starve them)
+    IF EXISTS (SELECT FROM countercache.recount_job j
+                WHERE consumed < max_deltas OR coalesce(j.updated_at, j.requested_at) < now() - interval '1 second') THEN
         PERFORM countercache.recount_next(max_deltas);
     END IF;
     RETURN consumed;
@@ -2774,7 +2777,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '27a2b8b3744dd6ff' $fn$;
+AS $fn$ SELECT '9d20f10418e40c69' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
