@@ -221,7 +221,8 @@ public final class CounterModel {
         checkRoot(who, source);
         String sum = cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim(), counter);
         CounterDefinition.Extreme aggregate = extreme == null ? null
-                : new CounterDefinition.Extreme(extreme, extremeColumn(who, source, extreme, field));
+                : new CounterDefinition.Extreme(extreme, extremeColumn(who, source, extreme,
+                        (extreme.equals("min") ? cc.min() : cc.max()).trim(), field));
         String[] path = cc.via().split("\\.", -1);
         if (extreme != null && path.length > 1) {
             throw fail(who, "a " + extreme + " along a path is not supported; keep it on " + path[0]
@@ -371,33 +372,43 @@ public final class CounterModel {
      * attribute, with no more decimal places than the counter keeps.
      */
     private static String sumColumn(String who, PersistentClass source, String sum, Property counter) {
+        return sourceColumn(who, source, "sum", sum, p -> {
+            Class<?> type = p.getType().getReturnedClass();
+            if (columnType(type) == null && type != Short.class && type != short.class && type != BigDecimal.class) {
+                boolean floating = type == Double.class || type == double.class || type == Float.class
+                        || type == float.class;
+                throw fail(who, "sum = \"" + sum + "\" is " + type.getSimpleName() + "; sum an integral or"
+                        + " BigDecimal attribute" + (floating ? " (floating point sums cannot be exact)" : ""));
+            }
+            int scale = type == BigDecimal.class ? scale(singleColumn(who, p)) : 0;
+            int kept = counter.getType().getReturnedClass() == BigDecimal.class ? scale(singleColumn(who, counter)) : 0;
+            if (scale > kept) {
+                throw fail(who, "sum = \"" + sum + "\" has " + scale + " decimal places and the counter keeps "
+                        + kept + (kept == 0 ? "; declare the counter BigDecimal with @Column(scale = " + scale + ")"
+                                  : "; give the counter @Column(scale = " + scale + ")")
+                        + " or more, so that no cent is dropped");
+            }
+        });
+    }
+
+    /**
+     * The source column that {@code attribute = "name"} names: an attribute of the source, which {@code check} judges
+     * first, or else a column by its database name.
+     */
+    private static String sourceColumn(String who, PersistentClass source, String attribute, String name,
+                                       java.util.function.Consumer<Property> check) {
         for (Property p : source.getPropertyClosure()) {
-            if (p.getName().equals(sum)) {
-                Class<?> type = p.getType().getReturnedClass();
-                if (columnType(type) == null && type != Short.class && type != short.class && type != BigDecimal.class) {
-                    boolean floating = type == Double.class || type == double.class || type == Float.class
-                            || type == float.class;
-                    throw fail(who, "sum = \"" + sum + "\" is " + type.getSimpleName() + "; sum an integral or"
-                            + " BigDecimal attribute" + (floating ? " (floating point sums cannot be exact)" : ""));
-                }
-                Column column = singleColumn(who, p);
-                int scale = type == BigDecimal.class ? scale(column) : 0;
-                int kept = counter.getType().getReturnedClass() == BigDecimal.class ? scale(singleColumn(who, counter)) : 0;
-                if (scale > kept) {
-                    throw fail(who, "sum = \"" + sum + "\" has " + scale + " decimal places and the counter keeps "
-                            + kept + (kept == 0 ? "; declare the counter BigDecimal with @Column(scale = " + scale + ")"
-                                      : "; give the counter @Column(scale = " + scale + ")")
-                            + " or more, so that no cent is dropped");
-                }
-                return columnName(column);
+            if (p.getName().equals(name)) {
+                check.accept(p);
+                return columnName(singleColumn(who, p));
             }
         }
         for (Column c : source.getTable().getColumns()) {
-            if (columnName(c).equals(sum)) {
+            if (columnName(c).equals(name)) {
                 return columnName(c);
             }
         }
-        throw fail(who, "sum = \"" + sum + "\" is neither an attribute nor a column of " + simpleName(source)
+        throw fail(who, attribute + " = \"" + name + "\" is neither an attribute nor a column of " + simpleName(source)
                 + "; its attributes are " + source.getPropertyClosure().stream().map(Property::getName).sorted()
                 .collect(Collectors.joining(", ", "[", "]")));
     }
@@ -437,28 +448,15 @@ public final class CounterModel {
     }
 
     /** The column a min or max reads: an attribute of the field's own type, or a column, of the source. */
-    private static String extremeColumn(String who, PersistentClass source, String extreme, Field field) {
-        CounterCache cc = field.getAnnotation(CounterCache.class);
-        String name = (extreme.equals("min") ? cc.min() : cc.max()).trim();
-        for (Property p : source.getPropertyClosure()) {
-            if (p.getName().equals(name)) {
-                Class<?> type = p.getType().getReturnedClass();
-                Class<?> boxed = type.isPrimitive() ? java.lang.invoke.MethodType.methodType(type).wrap().returnType() : type;
-                if (boxed != field.getType()) {
-                    throw fail(who, extreme + " = \"" + name + "\" is " + type.getSimpleName() + " and the field is "
-                            + field.getType().getSimpleName() + "; give the field the attribute's type");
-                }
-                return columnName(singleColumn(who, p));
+    private static String extremeColumn(String who, PersistentClass source, String extreme, String name, Field field) {
+        return sourceColumn(who, source, extreme, name, p -> {
+            Class<?> type = p.getType().getReturnedClass();
+            Class<?> boxed = type.isPrimitive() ? java.lang.invoke.MethodType.methodType(type).wrap().returnType() : type;
+            if (boxed != field.getType()) {
+                throw fail(who, extreme + " = \"" + name + "\" is " + type.getSimpleName() + " and the field is "
+                        + field.getType().getSimpleName() + "; give the field the attribute's type");
             }
-        }
-        for (Column c : source.getTable().getColumns()) {
-            if (columnName(c).equals(name)) {
-                return columnName(c);
-            }
-        }
-        throw fail(who, extreme + " = \"" + name + "\" is neither an attribute nor a column of " + simpleName(source)
-                + "; its attributes are " + source.getPropertyClosure().stream().map(Property::getName).sorted()
-                .collect(Collectors.joining(", ", "[", "]")));
+        });
     }
 
     private static Column singleColumn(String who, Property p) {
