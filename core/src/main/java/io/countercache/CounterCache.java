@@ -10,7 +10,8 @@ import java.lang.annotation.Target;
 /**
  * Declares a counter cache: a numeric field of the annotated (target) entity that holds the number of rows of
  * {@link #source()} pointing at it through {@link #via()}, optionally filtered by {@link #where()}, or the sum of
- * one of their columns ({@link #sum()}), or its least or greatest value ({@link #min()}, {@link #max()}).
+ * one of their columns ({@link #sum()}), its least or greatest value ({@link #min()}, {@link #max()}), or the number
+ * of its distinct values ({@link #distinct()}).
  *
  * <pre>{@code
  * @Entity class Article {
@@ -81,6 +82,18 @@ public @interface CounterCache {
     /** As {@link #min()}, the greatest value: {@code @CounterCache(source = Comment.class, via = "article",
      * max = "createdAt") Instant lastCommentAt;}. */
     String max() default "";
+
+    /**
+     * A source attribute (or column) whose distinct values are counted instead of rows: {@code @CounterCache(source =
+     * Comment.class, via = "article", distinct = "creator") long commenters;} counts the different users who
+     * commented on an article; rows whose value is NULL are not counted, as in {@code count(DISTINCT ...)}. A
+     * many-to-one counts the distinct entities it points at; otherwise the attribute is an integer, a UUID, a String
+     * or a Boolean. The field is a {@code long} or an {@code int}, kept by the queue ({@link Strategy#QUEUE}). Besides
+     * the column, the library keeps one row per target and value (the value's number of rows): do not count the
+     * distinct values of a column that is nearly unique per row, where the column would equal the row count at the
+     * price of a row per source row. Default: count rows.
+     */
+    String distinct() default "";
 
     /**
      * How writes reach the column: {@link Strategy#QUEUE} (the default), {@link Strategy#UNLOGGED},

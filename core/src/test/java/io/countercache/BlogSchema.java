@@ -95,9 +95,18 @@ final class BlogSchema {
             new TableName("public", "shop_line"), "order_id", null, null, Strategy.QUEUE, 0, null,
             new CounterDefinition.Extreme("min", "price"));
 
+    /** A count of distinct values: the public commenters of an article. */
+    static final CounterDefinition ARTICLE_COMMENTERS = new CounterDefinition("Article.commenters", ARTICLE, "id",
+            KeyType.BIGINT, "commenters", "bigint", COMMENT, "article_id", "publish_status = 'public'", null,
+            Strategy.QUEUE, 0, null, null, "creator_id");
+    /** Distinct values over uuid keys: how many different amounts an order's lines have. */
+    static final CounterDefinition ORDER_AMOUNTS = new CounterDefinition("Order.amounts",
+            new TableName("public", "shop_order"), "id", KeyType.UUID, "amounts", "bigint",
+            new TableName("public", "shop_line"), "order_id", null, null, Strategy.QUEUE, 0, null, null, "amount");
+
     static final List<CounterDefinition> ALL = List.of(ARTICLE_COMMENTS, ARTICLE_PUBLIC, USER_PUBLIC, ARTICLE_LIKES,
             ORDER_TOTAL, TAG_USES, SHELF_BOOKS, PRODUCT_APPROVED, PRODUCT_STARS, SHOP_APPROVED, SHOP_STARS, ORDER_VALUE,
-            ARTICLE_MOST_LIKES, ORDER_CHEAPEST);
+            ARTICLE_MOST_LIKES, ORDER_CHEAPEST, ARTICLE_COMMENTERS, ORDER_AMOUNTS);
 
     /** Every counter's value beside its recount, one row per target whose values differ. */
     static final String MISMATCHES = """
@@ -169,6 +178,16 @@ final class BlogSchema {
             SELECT 'order cheapest line', o.id::text, o.cheapest_line, (SELECT min(price) FROM shop_line l WHERE l.order_id = o.id)
               FROM shop_order o
              WHERE o.cheapest_line IS DISTINCT FROM (SELECT min(price) FROM shop_line l WHERE l.order_id = o.id)
+            UNION ALL
+            SELECT 'article commenters', a.id::text, a.commenters,
+                   (SELECT count(DISTINCT creator_id) FROM blog_comment c WHERE c.article_id = a.id AND c.publish_status = 'public')
+              FROM blog_article a
+             WHERE a.commenters <>
+                   (SELECT count(DISTINCT creator_id) FROM blog_comment c WHERE c.article_id = a.id AND c.publish_status = 'public')
+            UNION ALL
+            SELECT 'order amounts', o.id::text, o.amounts, (SELECT count(DISTINCT amount) FROM shop_line l WHERE l.order_id = o.id)
+              FROM shop_order o
+             WHERE o.amounts <> (SELECT count(DISTINCT amount) FROM shop_line l WHERE l.order_id = o.id)
             """;
 
     private BlogSchema() {
@@ -180,11 +199,13 @@ final class BlogSchema {
 
     /**
      * The schema with every counter of {@link #ALL} kept by one strategy (slotted: 4 slots, so that they fill); the
-     * min and max, which only the queues can keep, by the queue under direct and slotted.
+     * min and max, which only the queues can keep, by the queue under direct and slotted; the counts of distinct
+     * values, which only the queue keeps, by the queue under every strategy.
      */
     static void create(TestDatabase db, Strategy strategy) throws SQLException {
         db.execute(TABLES);
-        install(db, ALL.stream().map(c -> c.extreme() != null && (strategy == Strategy.DIRECT || strategy == Strategy.SLOTTED)
+        install(db, ALL.stream().map(c -> c.distinctColumn() != null
+                || c.extreme() != null && (strategy == Strategy.DIRECT || strategy == Strategy.SLOTTED)
                 ? c : c.withStrategy(strategy, 4)).toList());
     }
 
@@ -201,6 +222,7 @@ final class BlogSchema {
         }
         assertThat(db.queryLong("SELECT (SELECT count(*) FROM countercache.delta)"
                 + " + (SELECT count(*) FROM countercache.delta_unlogged)"
+                + " + (SELECT count(*) FROM countercache.distinct_delta)"
                 + " + (SELECT count(*) FROM countercache.slot WHERE n <> 0)")).as("deltas left after rollup").isZero();
         assertThat(db.queryRows("SELECT counter_id, target_id, delta FROM countercache.orphan o WHERE EXISTS"
                 + " (SELECT 1 FROM shelf s WHERE s.id = o.target_id) AND o.counter_id = " + SHELF_BOOKS.id()))

@@ -49,7 +49,9 @@ class ChaosIT {
             "55P03");  // lock_timeout of the sessions that wait on others
 
     /** A rollup waiting for a lock an application session holds (rounds may briefly wait for one another). */
-    private static final String ROLLUP_WAITS = "SELECT a.wait_event || ' held by: ' || left(b.query, 200)"
+    private static final String ROLLUP_WAITS = "SELECT a.wait_event || ' on a row of ' || coalesce((SELECT"
+            + " string_agg(l.relation::regclass::text, ', ') FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'tuple'),"
+            + " 'no table') || ' held by: ' || left(b.query, 200)"
             + " FROM pg_stat_activity a JOIN pg_stat_activity b ON b.pid = ANY (pg_blocking_pids(a.pid))"
             + " WHERE a.datname = current_database() AND a.query LIKE '%rollup_report%'"
             + " AND a.wait_event_type = 'Lock' AND a.wait_event <> 'extend' AND a.pid <> pg_backend_pid()"

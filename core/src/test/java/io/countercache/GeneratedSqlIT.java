@@ -40,9 +40,23 @@ class GeneratedSqlIT {
 
     /** The contributions of one row, given as a one-row relation, to the counter named: (key, amount) or none. */
     private static List<List<String>> contributions(CounterDefinition c, String row, int sign) {
+        return contributions(c, row, sign, "x.k, x.d");
+    }
+
+    /** The same, with the columns named (of k, v, d). */
+    private static List<List<String>> contributions(CounterDefinition c, String row, int sign, String columns) {
         return db.queryRows("SELECT countercache.contributions_sql(k, '" + row.replace("'", "''") + "', " + sign
                 + ") FROM countercache.counter k WHERE k.id = " + c.id()).stream()
-                .flatMap(q -> db.queryRows(q.get(0)).stream()).toList();
+                .flatMap(q -> db.queryRows("SELECT " + columns + " FROM (" + q.get(0) + ") x").stream()).toList();
+    }
+
+    @Test
+    void aDistinctCounterRowCountsItsValueOnceItHasOne() {
+        String row = "(SELECT 7::bigint AS article_id, 'public' AS publish_status, %s::bigint AS creator_id)";
+        assertThat(contributions(BlogSchema.ARTICLE_COMMENTERS, row.formatted("5"), -1, "x.k, x.v, x.d"))
+                .containsExactly(List.of("7", "5", "-1"));
+        assertThat(contributions(BlogSchema.ARTICLE_COMMENTERS, row.formatted("NULL"), 1, "x.k, x.v, x.d"))
+                .as("count(DISTINCT x) passes NULL over").isEmpty();
     }
 
     @ParameterizedTest(name = "{0} {1}: {2}")

@@ -256,7 +256,7 @@ class WritePathIT {
         BlogSchema.assertExactAfterRollup(db);
         comment(u, a, "public");
         RollupWorker worker = RollupWorker.builder(db.dataSource()).build();
-        assertThat(worker.metrics().queueDepth()).as("queue depth after one public comment with likes").isEqualTo(5);
+        assertThat(worker.metrics().queueDepth()).as("queue depth after one public comment with likes").isEqualTo(6);
         try (Connection holder = db.dataSource().getConnection(); Statement st = holder.createStatement()) {
             holder.setAutoCommit(false);
             st.execute("SELECT 1 FROM blog_article WHERE id = " + a + " FOR UPDATE");
@@ -266,14 +266,15 @@ class WritePathIT {
                     // drain what can be drained
                 }
             }
-            // the article's four counters wait in the queue; the user's counter, not locked, was applied
+            // the article's five counters wait in the queue (its commenters as a delta of the count, its value
+            // folded); the user's counter, not locked, was applied
             assertThat(db.queryLong("SELECT count(*) FROM countercache.delta")).as("deltas kept for the locked article")
-                    .isEqualTo(4);
+                    .isEqualTo(5);
             assertThat(db.queryLong("SELECT total_public_comments FROM blog_user WHERE id = " + u)).isEqualTo(1);
             holder.commit();
         }
-        assertThat(worker.drain()).isEqualTo(4);
-        assertThat(worker.metrics()).extracting(RollupMetrics::queueDepth, RollupMetrics::appliedDeltas).containsExactly(0L, 4L);
+        assertThat(worker.drain()).isEqualTo(5);
+        assertThat(worker.metrics()).extracting(RollupMetrics::queueDepth, RollupMetrics::appliedDeltas).containsExactly(0L, 5L);
         assertThat(value("blog_article", "total_public_comments", a)).isEqualTo(1);
     }
 

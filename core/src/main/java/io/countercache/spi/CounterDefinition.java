@@ -37,11 +37,13 @@ import java.util.zip.CRC32;
  *                    points straight at the target
  * @param extreme     for a counter that keeps the least or greatest value of a source column instead of a count or a
  *                    sum, which and of what column; {@code null} otherwise
+ * @param distinctColumn for a count of distinct values, the source column whose values are counted once per target
+ *                    ({@code creator_id}); {@code null} otherwise
  */
 public record CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType,
                                 String column, String columnType, TableName source, String sourceFk,
                                 String condition, String sumColumn, Strategy strategy, int slots, Via via,
-                                Extreme extreme) {
+                                Extreme extreme, String distinctColumn) {
 
     /**
      * A min or max counter's aggregate: the least ({@code min}) or greatest ({@code max}) value of {@code column}
@@ -60,6 +62,14 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
     public static final int MAX_SLOTS = 1024;
 
     private static final Pattern NUMERIC = Pattern.compile("numeric\\((\\d{1,4}),(\\d{1,4})\\)");
+
+    /** A count, a sum, a min or a max. */
+    public CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType, String column,
+                             String columnType, TableName source, String sourceFk, String condition, String sumColumn,
+                             Strategy strategy, int slots, Via via, Extreme extreme) {
+        this(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk, condition, sumColumn,
+                strategy, slots, via, extreme, null);
+    }
 
     /** A count or a sum. */
     public CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType, String column,
@@ -107,8 +117,12 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         if (strategy != Strategy.SLOTTED) {
             slots = 0;
         }
-        if (extreme != null && sumColumn != null) {
-            throw new CounterCacheException("@CounterCache on " + declaredBy + ": declare one of sum, min and max");
+        if (distinctColumn != null && distinctColumn.isBlank()) {
+            distinctColumn = null;
+        }
+        if ((extreme != null ? 1 : 0) + (sumColumn != null ? 1 : 0) + (distinctColumn != null ? 1 : 0) > 1) {
+            throw new CounterCacheException("@CounterCache on " + declaredBy
+                    + ": declare one of sum, min, max and distinct");
         }
         if (extreme == null) {   // a min or max column has the type of its column, which the database checks
             columnType = columnType.replace(" ", "");
@@ -157,7 +171,7 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
     /** This counter with another strategy (and slot count, for {@link Strategy#SLOTTED}). */
     public CounterDefinition withStrategy(Strategy strategy, int slots) {
         return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
-                condition, sumColumn, strategy, slots, via, extreme);
+                condition, sumColumn, strategy, slots, via, extreme, distinctColumn);
     }
 
     /**
@@ -191,6 +205,7 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         row.put("via_fk", via == null ? null : via.fk());
         row.put("aggregate", extreme == null ? null : extreme.function());
         row.put("aggregate_column", extreme == null ? null : extreme.column());
+        row.put("distinct_column", distinctColumn);
         row.put("definition_hash", definitionHash());
         return row;
     }
@@ -227,6 +242,9 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         }
         if (extreme != null) {
             canonical += "\u0001" + extreme.function() + "\u0001" + extreme.column();
+        }
+        if (distinctColumn != null) {
+            canonical += "\u0001distinct\u0001" + distinctColumn;
         }
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));

@@ -76,10 +76,10 @@ DECLARE
 BEGIN
     FOR c IN SELECT * FROM countercache.counter k ORDER BY k.name LOOP
         counter_id := c.id; name := c.name; declared_by := c.declared_by; strategy := c.strategy;
-        EXECUTE format($q$SELECT count(*) FILTER (WHERE p.place IN ('queue', 'unlogged queue')
+        EXECUTE format($q$SELECT count(*) FILTER (WHERE p.place IN ('queue', 'unlogged queue', 'value queue')
                                                      OR (p.place = 'slot' AND p.amount <> 0)),
                                  coalesce(extract(epoch FROM now() - min(p.since)
-                                          FILTER (WHERE p.place IN ('queue', 'unlogged queue'))), 0)::float8,
+                                          FILTER (WHERE p.place IN ('queue', 'unlogged queue', 'value queue'))), 0)::float8,
                                  count(*) FILTER (WHERE p.place = 'dead letter'),
                                  count(*) FILTER (WHERE p.place = 'orphan')
                             FROM (%s) p$q$, countercache.pending_sql(c))

@@ -27,15 +27,28 @@ AS $fn$
            AND countercache.column_type(c.source_schema, c.source_table, c.sum_column) = 'bigint'::regtype
 $fn$;
 
--- The contribution formula, in three pieces that every reader of it shares: whether a row (aliased as the source
+-- The contribution formula, in four pieces that every reader of it shares: whether a row (aliased as the source
 -- table) counts for counter c at all: its foreign key is set and the counter's condition holds, judged on the source
--- row alone;
+-- row alone (and, for a distinct counter, it has a value: count(DISTINCT x) passes NULL over);
 CREATE OR REPLACE FUNCTION countercache.counts_sql(c countercache.counter)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format('%1$I.%2$I IS NOT NULL AND (%3$s)', c.source_table, c.source_fk, coalesce(c.condition, 'true'))
+        || CASE WHEN c.distinct_column IS NULL THEN ''
+                ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.distinct_column) END
+$fn$;
+
+-- the value it counts once per target, for a distinct counter (as text: the checks allow only types whose text is one
+-- per value, whatever the session's settings), else NULL;
+CREATE OR REPLACE FUNCTION countercache.value_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN c.distinct_column IS NULL THEN 'NULL::text'
+                ELSE format('%I.%I::text', c.source_table, c.distinct_column) END
 $fn$;
 
 -- what it adds when it counts, times sign, in the counter's units (a min or max counter's rows add a touch, 1, on
@@ -76,8 +89,9 @@ AS $fn$
                             countercache.counts_sql(c)) END
 $fn$;
 
--- The contributions of a relation: a query of (k, d), one row per row of rows (a transition table, the source table,
--- a subquery of it) that counts for counter c, with k the target key it counts for and d what it adds, times sign.
+-- The contributions of a relation: a query of (k, v, d), one row per row of rows (a transition table, the source
+-- table, a subquery of it) that counts for counter c, with k the target key it counts for, v its value (value_sql)
+-- and d what it adds, times sign.
 -- With a path, k is the key its middle row points at now (a join, which a statement of many rows reads once), or the
 -- expression target when the caller knows it (a middle table's trigger, for the rows under OLD or NEW).
 CREATE OR REPLACE FUNCTION countercache.contributions_sql(c countercache.counter, rows text, sign integer,
@@ -86,12 +100,13 @@ RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format('SELECT %s %s AS k, s.d FROM (', countercache.named_sql(c),
+    SELECT format('SELECT %s %s AS k, s.v, s.d FROM (', countercache.named_sql(c),
                   CASE WHEN target IS NOT NULL THEN target
                        WHEN c.via_table IS NULL THEN 's.f'
                        ELSE format('v.%I', c.via_fk) END)
-        || format('SELECT %1$I.%2$I AS f, %3$s AS d FROM %4$s AS %1$I WHERE %5$s', c.source_table, c.source_fk,
-                  countercache.amount_sql(c, sign), rows, countercache.counts_sql(c))
+        || format('SELECT %1$I.%2$I AS f, %6$s AS v, %3$s AS d FROM %4$s AS %1$I WHERE %5$s', c.source_table,
+                  c.source_fk, countercache.amount_sql(c, sign), rows, countercache.counts_sql(c),
+                  countercache.value_sql(c))
         || ') s'
         || CASE WHEN target IS NOT NULL THEN format(' WHERE %s IS NOT NULL', target)
                 WHEN c.via_table IS NULL THEN ''
@@ -99,20 +114,20 @@ AS $fn$
                             c.via_key, c.via_fk) END
 $fn$;
 
--- The same formula for a statement that wrote one row: counter c's key and amount for the one row of rows (aliased
--- as the source table) as columns k<i> and d<i>, the key NULL when the row does not count; a path's key is looked up
--- in the middle table by its key, with no join.
+-- The same formula for a statement that wrote one row: counter c's key, value and amount for the one row of rows
+-- (aliased as the source table) as columns k<i>, v<i> and d<i>, the key NULL when the row does not count; a path's key
+-- is looked up in the middle table by its key, with no join.
 CREATE OR REPLACE FUNCTION countercache.row_contribution_sql(c countercache.counter, i integer, sign integer)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format('CASE WHEN %s %s THEN %s END AS k%s, %s AS d%4$s', countercache.named_sql(c),
+    SELECT format('CASE WHEN %s %s THEN %s END AS k%s, %s AS d%4$s, %6$s AS v%4$s', countercache.named_sql(c),
                   countercache.counts_sql(c),
                   CASE WHEN c.via_table IS NULL THEN format('%I.%I', c.source_table, c.source_fk)
                        ELSE format('(SELECT v.%I FROM %I.%I v WHERE v.%I = %I.%I)', c.via_fk, c.via_schema,
                                    c.via_table, c.via_key, c.source_table, c.source_fk) END,
-                  i, countercache.amount_sql(c, sign))
+                  i, countercache.amount_sql(c, sign), countercache.value_sql(c))
 $fn$;
 
 -- Every counter of cs for the one row of rows, in one row (see row_contribution_sql).
@@ -143,31 +158,31 @@ AS $fn$
         ELSE countercache.contributions_sql(c, side, sign) END
 $fn$;
 
--- Each counter's contributions from the rows added and removed (either side NULL), summed per counter (c) and
--- target (k), so that a bulk statement yields one change per target and an update that changes nothing relevant none.
+-- Each counter's contributions from the rows added and removed (either side NULL), summed per counter (c), target (k)
+-- and value (v), so that a bulk statement yields one change per target and an update that changes nothing relevant none.
 CREATE OR REPLACE FUNCTION countercache.fold_sql(cs countercache.counter[], added text, removed text)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT E'SELECT c, k, sum(d) AS d FROM (\n            '
-        || string_agg(format('SELECT %s AS c, x.k, x.d FROM (%s) x', c.id, countercache.side_sql(c, s.side, s.sign)),
+    SELECT E'SELECT c, k, v, sum(d) AS d FROM (\n            '
+        || string_agg(format('SELECT %s AS c, x.k, x.v, x.d FROM (%s) x', c.id, countercache.side_sql(c, s.side, s.sign)),
                       E'\n            UNION ALL\n            ' ORDER BY c.name, s.sign DESC)
-        || E'\n        ) s GROUP BY c, k HAVING sum(d) <> 0'
+        || E'\n        ) s GROUP BY c, k, v HAVING sum(d) <> 0'
       FROM unnest(cs) c, (VALUES (added, 1), (removed, -1)) AS s(side, sign)
      WHERE s.side IS NOT NULL
 $fn$;
 
 -- The deltas of a statement that inserted or deleted one row (rows holds at most one): the row's contributions
--- (row_contributions_sql) turned into (c, k, d) rows by a VALUES list. No sort, no grouping, no join.
+-- (row_contributions_sql) turned into (c, k, v, d) rows by a VALUES list. No sort, no grouping, no join.
 CREATE OR REPLACE FUNCTION countercache.single_sql(cs countercache.counter[], rows text, sign integer)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format(E'SELECT v.c, v.k, v.d FROM (%s) r,\n            LATERAL (VALUES %s) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0',
+    SELECT format(E'SELECT x.c, x.k, x.v, x.d FROM (%s) r,\n            LATERAL (VALUES %s) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0',
                   countercache.row_contributions_sql(cs, rows, sign),
-                  string_agg(format('(%s, r.k%s, r.d%2$s)', (cs[i]).id, i), ', ' ORDER BY i))
+                  string_agg(format('(%s, r.k%s, r.v%2$s, r.d%2$s)', (cs[i]).id, i), ', ' ORDER BY i))
       FROM generate_subscripts(cs, 1) i
 $fn$;
 
@@ -178,7 +193,7 @@ RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT CASE WHEN bool_or(countercache.sums_bigint(c)) THEN 'SELECT p.c, p.k, q.d FROM (' ELSE '' END
+    SELECT CASE WHEN bool_or(countercache.sums_bigint(c)) THEN 'SELECT p.c, p.k, p.v, q.d FROM (' ELSE '' END
         || CASE WHEN single THEN countercache.single_sql(cs, coalesce(added, removed),
                                                          CASE WHEN added IS NULL THEN -1 ELSE 1 END)
                 ELSE countercache.fold_sql(cs, added, removed) END
@@ -201,6 +216,7 @@ $fn$;
 
 -- The statements that take the rows added and removed to each counter of cs by its strategy:
 --   queue, unlogged: one INSERT per key type into the queue (depesz's queue, or its unlogged twin);
+--   distinct (a queue counter of distinct values): one INSERT per key type into the queue of values, distinct_delta;
 --   direct: one UPDATE per target table in the writer's transaction; sums for keys no target row has are kept as
 --     orphans, as the rollup would keep them, so nothing is lost;
 --   slotted: per counter and target, add the sum to a slot row no other transaction holds (FOR UPDATE SKIP LOCKED);
@@ -225,7 +241,8 @@ DECLARE
 BEGIN
     -- one group per strategy and key type; a direct counter's group is one target table
     FOR g IN
-        SELECT k.strategy, countercache.key_column(k) AS kc, t.target_schema, t.target_table, t.target_key,
+        SELECT CASE WHEN k.distinct_column IS NULL THEN k.strategy ELSE 'distinct' END AS strategy,
+               countercache.key_column(k) AS kc, t.target_schema, t.target_table, t.target_key,
                array_agg(k ORDER BY k.name) AS members
           FROM unnest(cs) k
          LEFT JOIN LATERAL (SELECT k.target_schema, k.target_table, k.target_key WHERE k.strategy = 'direct') t ON true
@@ -234,8 +251,11 @@ BEGIN
     LOOP
         cs := g.members;
         IF g.strategy IN ('queue', 'unlogged') THEN
-            stmt := format(E'INSERT INTO countercache.%I (counter_id, %I, delta)\n        %s',
+            stmt := format(E'INSERT INTO countercache.%I (counter_id, %I, delta)\n        SELECT s.c, s.k, s.d FROM (%s) s',
                 CASE g.strategy WHEN 'queue' THEN 'delta' ELSE 'delta_unlogged' END, g.kc,
+                countercache.deltas_sql(cs, added, removed, single));
+        ELSIF g.strategy = 'distinct' THEN
+            stmt := format(E'INSERT INTO countercache.distinct_delta (counter_id, %I, value, delta)\n        %s', g.kc,
                 countercache.deltas_sql(cs, added, removed, single));
         ELSIF g.strategy = 'direct' THEN
             stmt := format(E'WITH s AS (\n            %s\n        ), w AS (\n'
@@ -307,7 +327,7 @@ AS $fn$
 $fn$;
 
 -- Skips an UPDATE that changed nothing any counter of cs reads: when every new row has an old row with its primary
--- key and the same signature (per counter: the key it points at, its condition, its summed or min/max column),
+-- key and the same signature (per counter: the key it points at, its condition, its summed, min/max or distinct column),
 -- every contribution the UPDATE takes back it adds again. One hash join of the two transition tables on the key,
 -- where the fold would read each once per counter. Empty for a table without a primary key.
 CREATE OR REPLACE FUNCTION countercache.unchanged_sql(cs countercache.counter[], dynamic boolean)
@@ -333,8 +353,9 @@ AS $fn$
                      WHERE i.indrelid = to_regclass(format('%I.%I', (cs[1]).source_schema, (cs[1]).source_table))
                        AND i.indisprimary) a) k,
            (SELECT string_agg(format('%1$I.%2$I, (%3$s)%4$s', c.source_table, c.source_fk, coalesce(c.condition, 'true'),
-                                     CASE WHEN coalesce(c.sum_column, c.aggregate_column) IS NULL THEN ''
-                                          ELSE format(', %I.%I', c.source_table, coalesce(c.sum_column, c.aggregate_column)) END),
+                                     CASE WHEN coalesce(c.sum_column, c.aggregate_column, c.distinct_column) IS NULL THEN ''
+                                          ELSE format(', %I.%I', c.source_table,
+                                                      coalesce(c.sum_column, c.aggregate_column, c.distinct_column)) END),
                               ', ' ORDER BY c.name)
                    AS sig
               FROM unnest(cs) c) s) q

@@ -158,9 +158,9 @@ BEGIN
 END
 $fn$;
 
--- Forgets these counters: their catalog rows, queued (both queues), slotted, dead-lettered and orphaned deltas, and
--- recounts, and rebuilds the triggers of the tables they read and wrote from the counters that remain. Their columns
--- stay: dropping data is the user's call.
+-- Forgets these counters: their catalog rows, queued (both queues), slotted, dead-lettered and orphaned deltas, the
+-- values a distinct counter keeps and queues, and recounts, and rebuilds the triggers of the tables they read and
+-- wrote from the counters that remain. Their columns stay: dropping data is the user's call.
 CREATE OR REPLACE FUNCTION countercache.forget(counter_ids integer[])
 RETURNS void
 LANGUAGE plpgsql
@@ -188,6 +188,10 @@ BEGIN
         DELETE FROM countercache.delta_unlogged x USING gone WHERE x.counter_id = gone.id
     ), slots AS (
         DELETE FROM countercache.slot x USING gone WHERE x.counter_id = gone.id
+    ), values_queued AS (
+        DELETE FROM countercache.distinct_delta x USING gone WHERE x.counter_id = gone.id
+    ), values_kept AS (
+        DELETE FROM countercache.distinct_value x USING gone WHERE x.counter_id = gone.id
     )
     DELETE FROM countercache.delta q USING gone WHERE q.counter_id = gone.id;
     FOR i IN 1 .. coalesce(cardinality(names), 0) LOOP

@@ -51,6 +51,9 @@ BEGIN
         RETURN QUERY SELECT d || ': ' || format('scale %s does not match column type %s', scale, column_type),
             'regenerate the changelog';
     END IF;
+    IF c.distinct_column IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM countercache.distinct_problems(c);
+    END IF;
     IF strategy IS NULL OR strategy NOT IN ('queue', 'unlogged', 'direct', 'slotted') THEN
         RETURN QUERY SELECT d || ': ' || format('strategy %L is unknown', strategy), 'use queue, unlogged, direct or slotted';
     ELSIF (strategy = 'slotted') <> (slots BETWEEN 2 AND 1024) OR (strategy <> 'slotted' AND slots <> 0) THEN
@@ -234,6 +237,39 @@ BEGIN
             c.source_schema, c.source_table, c.source_fk, c.aggregate_column, c.aggregate),
             format('CREATE INDEX ON %I.%I (%I, %I) in a changelog applied before the countercache one',
                    c.source_schema, c.source_table, c.source_fk, c.aggregate_column);
+    END IF;
+END
+$fn$;
+
+-- The problems only a distinct counter can have (see counter_problems, which checks the rest): it counts rows into an
+-- integer column, one per value, so it sums nothing and keeps no extreme; its values travel, as text, through a queue
+-- of their own that only the queue strategy feeds (the others add amounts per target, not per value); and a value's
+-- text must be one per value whatever the session's settings (a time's text follows TimeZone and DateStyle, a
+-- numeric's keeps its trailing zeros), so the column is an integer, a uuid, a text or a boolean.
+CREATE OR REPLACE FUNCTION countercache.distinct_problems(c countercache.counter)
+RETURNS TABLE (problem text, fix text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    d constant text := '@CounterCache on ' || c.declared_by;
+    v regtype := countercache.column_type(c.source_schema, c.source_table, c.distinct_column);
+BEGIN
+    IF c.sum_column IS NOT NULL OR c.aggregate IS NOT NULL OR c.column_type NOT IN ('bigint', 'integer') THEN
+        RETURN QUERY SELECT d || ': ' || format('a count of distinct %I cannot also sum, keep a min or max, or be a %s',
+            c.distinct_column, c.column_type), 'declare one of sum, min, max and distinct, on a long or int field';
+    END IF;
+    IF c.strategy <> 'queue' THEN
+        RETURN QUERY SELECT d || ': ' || format('a count of distinct values cannot use strategy %s', c.strategy),
+            'use strategy QUEUE: the values travel through a queue of their own, which the other strategies '
+            || '(adding amounts per target, not per value) do not feed';
+    END IF;
+    IF to_regclass(format('%I.%I', c.source_schema, c.source_table)) IS NOT NULL
+       AND (v IS NULL OR v::text NOT IN ('smallint', 'integer', 'bigint', 'uuid', 'text', 'character varying',
+                                         'character', 'boolean')) THEN
+        RETURN QUERY SELECT d || ': ' || format('distinct column %I.%I.%I is %s', c.source_schema, c.source_table,
+            c.distinct_column, coalesce(v::text, 'missing')),
+            'count the distinct values of an existing integer, uuid, text or boolean column (a foreign key, a name)';
     END IF;
 END
 $fn$;

@@ -2,7 +2,9 @@
 -- batches, never writing a counter column nor locking a source or target row.
 
 -- What is pending for a counter's targets, wherever the library keeps it: queued (in either queue), in slots,
--- dead-lettered or orphaned, as a query of (place, k, amount, since). This is the one definition of "pending" that
+-- dead-lettered or orphaned, as a query of (place, k, amount, since); for a distinct counter also what its queued
+-- values will move the column by ('value queue': per value, 1 when its count rises from 0 or below, -1 when it falls
+-- to 0 or below, else 0). This is the one definition of "pending" that
 -- drift, the recount, exact reads and the status read: stored + pending = recount holds for every key. A standby
 -- cannot read the unlogged queue (its rows are the primary's alone), so there it is left out.
 CREATE OR REPLACE FUNCTION countercache.pending_sql(c countercache.counter)
@@ -17,6 +19,15 @@ AS $fn$
                       FROM countercache.dead_letter q WHERE q.counter_id = %2$s
                     UNION ALL SELECT 'orphan', q.%1$I, q.delta, q.enqueued_at
                       FROM countercache.orphan q WHERE q.counter_id = %2$s$q$, countercache.key_column(c), c.id)
+        || CASE WHEN c.distinct_column IS NULL THEN ''
+                ELSE format($q$
+                    UNION ALL SELECT 'value queue', x.k, ((coalesce(n.n, 0) + x.p > 0)::integer
+                                                          - (coalesce(n.n, 0) > 0)::integer)::bigint, x.since
+                      FROM (SELECT q.%1$I AS k, q.value, sum(q.delta) AS p, min(q.enqueued_at) AS since
+                              FROM countercache.distinct_delta q WHERE q.counter_id = %2$s GROUP BY 1, 2) x
+                      LEFT JOIN countercache.distinct_value n
+                             ON n.counter_id = %2$s AND n.%1$I = x.k AND n.value = x.value$q$,
+                    countercache.key_column(c), c.id) END
         || CASE WHEN pg_is_in_recovery() THEN ''
                 ELSE format($q$
                     UNION ALL SELECT 'unlogged queue', q.%1$I, q.delta, q.enqueued_at
@@ -35,10 +46,65 @@ LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT extr
 CREATE OR REPLACE FUNCTION countercache.as_number(value date) RETURNS numeric
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT extract(epoch FROM value) $fn$;
 
+-- The query of drift_sql (below) for a distinct counter, whose state has two levels, each kept by its own correction:
+--   per value: the count kept in distinct_value plus the value's queued deltas equals the source's count of rows with
+--     that value (vfix: per key k and value v, the difference d, which the recount queues as a value delta);
+--   per key: the column plus the key's pending deltas (all but the value queue's) equals the number of values whose
+--     kept count is positive (fix.d). fold_distinct changes that number and queues the same change in one statement.
+-- fix.exact is the number of distinct values in the source, fix.pending includes what the queued values will move the
+-- column by, and fix.off says that some value of the key is off.
+CREATE OR REPLACE FUNCTION countercache.distinct_drift_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format(
+        $q$WITH src AS (
+               SELECT x.k, x.v, sum(x.d) AS n FROM (%1$s) x
+                WHERE ($1::%2$s IS NULL OR x.k > $1::%2$s) AND ($2::%2$s IS NULL OR x.k <= $2::%2$s)
+                GROUP BY 1, 2
+           ), kept AS (
+               SELECT x.%6$I AS k, x.value AS v, x.n FROM countercache.distinct_value x
+                WHERE x.counter_id = $3 AND ($1::%2$s IS NULL OR x.%6$I > $1::%2$s) AND ($2::%2$s IS NULL OR x.%6$I <= $2::%2$s)
+           ), waiting AS (
+               SELECT x.%6$I AS k, x.value AS v, sum(x.delta) AS n FROM countercache.distinct_delta x
+                WHERE x.counter_id = $3 AND ($1::%2$s IS NULL OR x.%6$I > $1::%2$s) AND ($2::%2$s IS NULL OR x.%6$I <= $2::%2$s)
+                GROUP BY 1, 2
+           ), vfix AS (
+               SELECT coalesce(s.k, x.k, w.k) AS k, coalesce(s.v, x.v, w.v) AS v,
+                      coalesce(s.n, 0) - coalesce(x.n, 0) - coalesce(w.n, 0) AS d
+                 FROM src s FULL JOIN kept x ON x.k = s.k AND x.v = s.v
+                      FULL JOIN waiting w ON w.k = coalesce(s.k, x.k) AND w.v = coalesce(s.v, x.v)
+           ), r AS (
+               SELECT s.k, count(*) AS n FROM src s WHERE s.n > 0 GROUP BY 1
+           ), h AS (
+               SELECT x.k, count(*) AS n FROM kept x WHERE x.n > 0 GROUP BY 1
+           ), t AS (
+               SELECT t.%5$I AS k, t.%7$I::numeric AS n FROM %3$I.%4$I t
+                WHERE ($1::%2$s IS NULL OR t.%5$I > $1::%2$s) AND ($2::%2$s IS NULL OR t.%5$I <= $2::%2$s)
+           ), p AS (
+               SELECT q.k, sum(q.amount) AS n, sum(q.amount) FILTER (WHERE q.place <> 'value queue') AS counted
+                 FROM (%8$s) q
+                WHERE ($1::%2$s IS NULL OR q.k > $1::%2$s) AND ($2::%2$s IS NULL OR q.k <= $2::%2$s)
+                GROUP BY 1
+           ), fix AS (
+               SELECT a.k, coalesce(r.n, 0) AS exact, t.n AS stored, coalesce(p.n, 0) AS pending,
+                      coalesce(h.n, 0) - coalesce(t.n, 0) - coalesce(p.counted, 0) AS d, t.k IS NOT NULL AS present,
+                      a.k IN (SELECT v.k FROM vfix v WHERE v.d <> 0) AS off
+                 FROM (SELECT r.k FROM r UNION SELECT t.k FROM t UNION SELECT p.k FROM p UNION SELECT h.k FROM h
+                       UNION SELECT v.k FROM vfix v WHERE v.d <> 0) a
+                 LEFT JOIN r ON r.k = a.k LEFT JOIN t ON t.k = a.k LEFT JOIN p ON p.k = a.k LEFT JOIN h ON h.k = a.k
+           )$q$,
+        countercache.contributions_sql(c, format('%I.%I', c.source_schema, c.source_table), 1),
+        c.key_type, c.target_schema, c.target_table, c.target_key, countercache.key_column(c), c.target_column,
+        countercache.pending_sql(c))
+$fn$;
+
 -- The query that compares a counter with a recount of its source, for the keys in ($1, $2] ($1 or $2 NULL: open),
 -- $3 the counter's id: CTEs r (the recount, by the contribution formula over the whole source table), t (the
 -- column, in the counter's units), p (what is pending) and fix (per key: exact, stored, pending, the difference
--- d = exact - stored - pending, and whether the target row is present). One statement, one snapshot.
+-- d = exact - stored - pending, whether the target row is present, and off: whether the key's state is wrong besides
+-- d). One statement, one snapshot. A distinct counter's query is distinct_drift_sql's.
 -- For a min or max counter, exact and stored are values (as numbers: a time as seconds since the epoch, see
 -- as_number) and pending counts touches; d is a touch, 1, for a present row with no touch pending whose
 -- column is not its extreme: the rollup then recomputes it.
@@ -61,7 +127,7 @@ AS $fn$
                 GROUP BY 1
            ), fix AS (
                SELECT coalesce(r.k, t.k, p.k) AS k, %9$s AS exact, t.n AS stored, coalesce(p.n, 0) AS pending,
-                      %10$s AS d, t.k IS NOT NULL AS present
+                      %10$s AS d, t.k IS NOT NULL AS present, false AS off
                  FROM r FULL JOIN t ON t.k = r.k FULL JOIN p ON p.k = coalesce(r.k, t.k)
            )$q$,
         CASE WHEN c.aggregate IS NULL
@@ -78,6 +144,9 @@ AS $fn$
         CASE WHEN c.aggregate IS NULL THEN 'coalesce(r.n, 0)' ELSE 'r.n' END,
         CASE WHEN c.aggregate IS NULL THEN 'coalesce(r.n, 0) - coalesce(t.n, 0) - coalesce(p.n, 0)'
              ELSE 'CASE WHEN t.k IS NOT NULL AND coalesce(p.n, 0) = 0 AND r.n IS DISTINCT FROM t.n THEN 1 ELSE 0 END' END)
+     WHERE c.distinct_column IS NULL
+    UNION ALL
+    SELECT countercache.distinct_drift_sql(c) WHERE c.distinct_column IS NOT NULL
 $fn$;
 
 -- Target rows whose counter differs from a recount of its source, beyond what is still queued for them (so a lag
@@ -93,7 +162,7 @@ BEGIN
     c := countercache.counter_of(drift.counter_id, 'countercache.drift');
     RETURN QUERY EXECUTE countercache.drift_sql(c)
         || ' SELECT f.k::text, trim_scale(f.stored / $5), trim_scale(f.pending / $5), trim_scale(f.exact / $5) FROM fix f'
-        || ' WHERE f.d <> 0 AND f.present ORDER BY f.k LIMIT $4'
+        || ' WHERE (f.d <> 0 OR f.off) AND f.present ORDER BY f.k LIMIT $4'
         USING NULL::text, NULL::text, c.id, max_rows, (10::numeric ^ c.scale)::bigint;
 END
 $fn$;
@@ -105,7 +174,8 @@ $fn$;
 -- snapshot S, it computes for every key k of the batch's range
 --     correction(k) = recount(S, k) - (column(S, k) + queue(S, k) + dead letters(S, k) + orphans(S, k))
 -- (queue: the logged and the unlogged queue and the slots, whatever the counter's strategy writes to)
--- and queues the non-zero corrections as ordinary deltas. Every committed transaction changes a key's recount and
+-- and queues the non-zero corrections as ordinary deltas (a distinct counter's second level, per value, is
+-- corrected the same way: see distinct_drift_sql). Every committed transaction changes a key's recount and
 -- its column + queue + dead letters + orphans by the same amount (writers through the capture triggers, target
 -- inserts and deletes through the target triggers; the rollup only moves amounts between the four), so the
 -- difference seen in S is exactly the drift of the transactions S sees, and transactions S does not see are counted
@@ -167,9 +237,12 @@ BEGIN
            ), queued AS (
                INSERT INTO countercache.delta (counter_id, %1$I, delta)
                SELECT $3, f.k, f.d FROM fix f WHERE f.d <> 0
-               RETURNING 1
-           )
-           SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM queued)$q$, kc, c.key_type)
+           )%3$s
+           SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM fix f WHERE f.d <> 0 OR f.off)$q$, kc, c.key_type,
+           CASE WHEN c.distinct_column IS NOT NULL THEN format($q$, values_queued AS (
+               INSERT INTO countercache.distinct_delta (counter_id, %I, value, delta)
+               SELECT $3, v.k, v.v, v.d FROM vfix v WHERE v.d <> 0
+           )$q$, kc) ELSE '' END)
         INTO targets, corrected USING after_key, upto, c.id;
     done := upto IS NULL;
     IF done THEN

@@ -78,6 +78,72 @@ AS $fn$
                                         with_keys, NULL)
 $fn$;
 
+-- Distinct values (a counter with a distinct_column): writers queue +1 and -1 per target and value in distinct_delta.
+-- This first step of a round claims at most max_deltas of them (the oldest, FOR UPDATE SKIP LOCKED, as the round's
+-- claim does), folds them per counter, target and value, adds each sum to the value's count in distinct_value, and
+-- returns for each target's column the number of its values whose count became positive less those whose count
+-- stopped being positive: an ordinary delta (derived), under the id of the first value delta it stands for, which
+-- the rest of the round applies as a count (as if claimed from the queue: a busy row puts it back there). consumed
+-- holds, per counter, how many value deltas it consumed, as the round reports them.
+-- Exact under any interleaving of rounds, and no round waits for another: a round folds a counter's values only while
+-- it holds a transaction-level advisory lock on the counter, tried and never waited for (the values of a counter
+-- another round holds stay queued, unclaimed, for a later round). So the rounds that change a counter's counts follow
+-- each other: each one's upsert (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) finds the counts the last one
+-- committed and no uncommitted row, and each transition is read from a count before and after the round's own sum.
+-- Of a value's +1 and -1 folded by two rounds, in either order, the column moves by 0 in all (the count is -1 for a
+-- while when the -1 is folded first: then neither moves it, and a count below 0 is kept). One lock per counter, not
+-- per value: a round may fold 100,000 values, and advisory locks take room in the shared lock table. A count that
+-- reaches 0 is deleted in a second statement, under the same lock.
+CREATE OR REPLACE FUNCTION countercache.fold_distinct(max_deltas integer, OUT consumed jsonb,
+                                                      OUT derived countercache.delta[])
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+#variable_conflict use_column
+DECLARE
+    zeros tid[];
+    mine integer[];
+BEGIN
+    SELECT coalesce(array_agg(k.id), '{}') INTO mine
+      FROM (SELECT k.id FROM countercache.counter k WHERE k.distinct_column IS NOT NULL ORDER BY k.id) k
+     WHERE pg_try_advisory_xact_lock(hashtextextended('countercache.distinct:' || k.id, 0));
+    WITH claimed AS (
+        DELETE FROM countercache.distinct_delta q
+         WHERE q.ctid = ANY (ARRAY(SELECT p.ctid FROM countercache.distinct_delta p WHERE p.counter_id = ANY (mine)
+                                   ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED))
+        RETURNING q.*
+    ), g AS (
+        SELECT c.counter_id, c.target_id, c.target_uuid, c.value, sum(c.delta)::bigint AS d, min(c.id) AS id,
+               min(c.enqueued_at) AS enqueued_at
+          FROM claimed c
+         GROUP BY 1, 2, 3, 4
+        HAVING sum(c.delta) <> 0
+    ), u AS (
+        INSERT INTO countercache.distinct_value AS x (counter_id, target_id, target_uuid, value, n)
+        SELECT g.counter_id, g.target_id, g.target_uuid, g.value, g.d FROM g
+        ON CONFLICT ON CONSTRAINT distinct_value_key DO UPDATE SET n = x.n + excluded.n
+        RETURNING x.ctid AS row, x.*
+    ), moved AS (
+        -- a counter's keys are all bigint or all uuid, so the other column is NULL on both sides: joined as a constant
+        SELECT g.counter_id, g.target_id, g.target_uuid, min(g.id) AS id, min(g.enqueued_at) AS enqueued_at,
+               sum((u.n > 0)::integer - (u.n - g.d > 0)::integer) AS d
+          FROM g JOIN u ON u.counter_id = g.counter_id AND u.value = g.value
+                       AND coalesce(u.target_id, 0) = coalesce(g.target_id, 0)
+                       AND coalesce(u.target_uuid, '00000000-0000-0000-0000-000000000000')
+                           = coalesce(g.target_uuid, '00000000-0000-0000-0000-000000000000')
+         GROUP BY g.counter_id, g.target_id, g.target_uuid
+    )
+    SELECT (SELECT array_agg(u.row) FROM u WHERE u.n = 0),
+           (SELECT coalesce(jsonb_agg(jsonb_build_object('c', x.counter_id, 'n', x.n)), '[]')
+              FROM (SELECT c.counter_id, count(*) AS n FROM claimed c GROUP BY 1) x),
+           (SELECT coalesce(array_agg(ROW(m.id, m.counter_id, m.target_id, m.target_uuid, m.d, m.enqueued_at)
+                                      ::countercache.delta), '{}')
+              FROM moved m WHERE m.d <> 0)
+      INTO zeros, consumed, derived;
+    DELETE FROM countercache.distinct_value x WHERE x.ctid = ANY (zeros) AND x.n = 0;
+END
+$fn$;
+
 -- Applies at most max_deltas queued deltas of each queue (logged and unlogged) and reports, per counter (in one or more rows), how many deltas it
 -- consumed and, when with_keys, which targets it touched (target_ids for integer and bigint keys, target_uuids for
 -- uuid keys), so that a caller can lock and release cached copies of exactly those rows around the commit.
@@ -154,6 +220,7 @@ DECLARE
     given_up_before integer;
     held_ids bigint[];
     held_uuids uuid[];
+    derived countercache.delta[] := '{}';
 BEGIN
     IF max_deltas IS NULL OR max_deltas < 1 THEN
         RAISE EXCEPTION 'countercache.rollup_report: max_deltas must be at least 1, got %', max_deltas
@@ -161,9 +228,18 @@ BEGIN
     END IF;
     -- a crash that emptied the unlogged queue is noticed before anything is claimed
     PERFORM countercache.check_unlogged_queue();
-    -- orphans whose target row exists again, and the slots' amounts, go to the queue first: this round applies them
+    -- orphans whose target row exists again and the slots' amounts go to the queue first, and the values that reach
+    -- or leave a count of 0 (fold_distinct) join the first claim: this round applies them
     PERFORM countercache.adopt_orphans(max_deltas);
     PERFORM countercache.flush_slots(max_deltas);
+    IF EXISTS (SELECT FROM countercache.distinct_delta) THEN
+        BEGIN
+            SELECT f.consumed, f.derived INTO part, derived FROM countercache.fold_distinct(max_deltas) f;
+            report := report || part;
+        EXCEPTION WHEN lock_not_available THEN
+            NULL;   -- another round holds a value's count past the lock timeout: these deltas wait for a later round
+        END;
+    END IF;
     LOOP   -- passes: each claims past the counters of the tables given up so far
         given_up_before := cardinality(given_up);
         WITH claimed AS (
@@ -177,7 +253,7 @@ BEGIN
                                       ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED))
             RETURNING q.*
         ), c AS (
-            SELECT * FROM claimed UNION ALL SELECT * FROM claimed_unlogged
+            SELECT * FROM claimed UNION ALL SELECT * FROM claimed_unlogged UNION ALL SELECT * FROM unnest(derived)
         ), g AS (
             SELECT min(c.id) AS id, c.counter_id, c.target_id, c.target_uuid, sum(c.delta) AS delta,
                    min(c.enqueued_at) AS enqueued_at, count(*) AS n, max(c.id) AS last
@@ -195,6 +271,7 @@ BEGIN
                array_agg(f.delta), array_agg(f.enqueued_at), array_agg(f.n), array_agg(f.last)
           INTO ids, cids, tids, tuuids, deltas, ats, ns, lasts
           FROM f;
+        derived := '{}';   -- the first pass applies them, or puts them in the queue
 
         -- deltas of counters that are no longer installed are consumed without effect
         SELECT coalesce(jsonb_agg(jsonb_build_object('c', g.c, 'n', g.n)), '[]') INTO part
@@ -396,8 +473,8 @@ BEGIN
 END
 $fn$;
 
--- The state of the queue, for workers, health checks and tools: deltas waiting (in either queue, and non-zero
--- slots), the age of the oldest queued delta (0 when the queues are empty), and dead letters.
+-- The state of the queue, for workers, health checks and tools: deltas waiting (in either queue, the queue of
+-- distinct values, and non-zero slots), the age of the oldest queued delta (0 when the queues are empty), and dead letters.
 CREATE OR REPLACE FUNCTION countercache.queue_state()
 RETURNS TABLE (depth bigint, oldest_seconds double precision, dead_letters bigint)
 LANGUAGE sql STABLE SECURITY DEFINER
@@ -407,5 +484,6 @@ AS $fn$
            coalesce(extract(epoch FROM now() - min(q.enqueued_at)), 0)::double precision,
            (SELECT count(*) FROM countercache.dead_letter)
       FROM (SELECT d.enqueued_at FROM countercache.delta d
-            UNION ALL SELECT u.enqueued_at FROM countercache.delta_unlogged u) q
+            UNION ALL SELECT u.enqueued_at FROM countercache.delta_unlogged u
+            UNION ALL SELECT v.enqueued_at FROM countercache.distinct_delta v) q
 $fn$;

@@ -14,8 +14,8 @@ BEGIN
     IF TG_OP = 'INSERT' THEN
         IF NOT EXISTS (SELECT FROM countercache_new OFFSET 1) THEN
         WITH s AS (
-            SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Article.totalLikes */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, coalesce(blog_comment.likes, 0)::bigint AS d1 FROM countercache_new AS blog_comment) r,
-            LATERAL (VALUES (1341308473, r.k1, r.d1)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0
+            SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Article.totalLikes */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, coalesce(blog_comment.likes, 0)::bigint AS d1, NULL::text AS v1 FROM countercache_new AS blog_comment) r,
+            LATERAL (VALUES (1341308473, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0
         ), w AS (
             SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
         ), u AS (
@@ -24,14 +24,17 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
+        INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
+        SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Article.commenters */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL THEN blog_comment.article_id END AS k1, 1 AS d1, blog_comment.creator_id::text AS v1 FROM countercache_new AS blog_comment) r,
+            LATERAL (VALUES (187538352, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0;
         INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Article.mostLikes */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k1, 1 AS d1, CASE WHEN /* @CounterCache on Article.totalComments */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k2, 1 AS d2, CASE WHEN /* @CounterCache on Article.totalPublicComments */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k3, 1 AS d3, CASE WHEN /* @CounterCache on User.totalPublicComments */ blog_comment.creator_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.creator_id END AS k4, 1 AS d4 FROM countercache_new AS blog_comment) r,
-            LATERAL (VALUES (2094792818, r.k1, r.d1), (347335187, r.k2, r.d2), (1324712807, r.k3, r.d3), (1854263637, r.k4, r.d4)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0;
+        SELECT s.c, s.k, s.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Article.mostLikes */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k1, 1 AS d1, NULL::text AS v1, CASE WHEN /* @CounterCache on Article.totalComments */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k2, 1 AS d2, NULL::text AS v2, CASE WHEN /* @CounterCache on Article.totalPublicComments */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k3, 1 AS d3, NULL::text AS v3, CASE WHEN /* @CounterCache on User.totalPublicComments */ blog_comment.creator_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.creator_id END AS k4, 1 AS d4, NULL::text AS v4 FROM countercache_new AS blog_comment) r,
+            LATERAL (VALUES (2094792818, r.k1, r.v1, r.d1), (347335187, r.k2, r.v2, r.d2), (1324712807, r.k3, r.v3, r.d3), (1854263637, r.k4, r.v4, r.d4)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0) s;
         ELSIF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
         WITH s AS (
-            SELECT c, k, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0
+            SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0
         ), w AS (
             SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
         ), u AS (
@@ -40,21 +43,25 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
+        INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
+        SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0;
         INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
             UNION ALL
-            SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
+            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
             UNION ALL
-            SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0;
+            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
         ELSE
         EXECUTE 'WITH s AS (
-            SELECT c, k, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0
+            SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0
         ), w AS (
             SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
         ), u AS (
@@ -63,22 +70,26 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
+        EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
+        SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
             UNION ALL
-            SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
             UNION ALL
-            SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0';
+            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
         END IF;
     ELSIF TG_OP = 'DELETE' THEN
         IF NOT EXISTS (SELECT FROM countercache_old OFFSET 1) THEN
         WITH s AS (
-            SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Article.totalLikes */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, -coalesce(blog_comment.likes, 0)::bigint AS d1 FROM countercache_old AS blog_comment) r,
-            LATERAL (VALUES (1341308473, r.k1, r.d1)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0
+            SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Article.totalLikes */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, -coalesce(blog_comment.likes, 0)::bigint AS d1, NULL::text AS v1 FROM countercache_old AS blog_comment) r,
+            LATERAL (VALUES (1341308473, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0
         ), w AS (
             SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
         ), u AS (
@@ -87,14 +98,17 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
+        INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
+        SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Article.commenters */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL THEN blog_comment.article_id END AS k1, -1 AS d1, blog_comment.creator_id::text AS v1 FROM countercache_old AS blog_comment) r,
+            LATERAL (VALUES (187538352, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0;
         INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Article.mostLikes */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k1, 1 AS d1, CASE WHEN /* @CounterCache on Article.totalComments */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k2, -1 AS d2, CASE WHEN /* @CounterCache on Article.totalPublicComments */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k3, -1 AS d3, CASE WHEN /* @CounterCache on User.totalPublicComments */ blog_comment.creator_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.creator_id END AS k4, -1 AS d4 FROM countercache_old AS blog_comment) r,
-            LATERAL (VALUES (2094792818, r.k1, r.d1), (347335187, r.k2, r.d2), (1324712807, r.k3, r.d3), (1854263637, r.k4, r.d4)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0;
+        SELECT s.c, s.k, s.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Article.mostLikes */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k1, 1 AS d1, NULL::text AS v1, CASE WHEN /* @CounterCache on Article.totalComments */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k2, -1 AS d2, NULL::text AS v2, CASE WHEN /* @CounterCache on Article.totalPublicComments */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k3, -1 AS d3, NULL::text AS v3, CASE WHEN /* @CounterCache on User.totalPublicComments */ blog_comment.creator_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.creator_id END AS k4, -1 AS d4, NULL::text AS v4 FROM countercache_old AS blog_comment) r,
+            LATERAL (VALUES (2094792818, r.k1, r.v1, r.d1), (347335187, r.k2, r.v2, r.d2), (1324712807, r.k3, r.v3, r.d3), (1854263637, r.k4, r.v4, r.d4)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0) s;
         ELSIF NOT EXISTS (SELECT FROM countercache_old OFFSET 1000) THEN
         WITH s AS (
-            SELECT c, k, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0
+            SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0
         ), w AS (
             SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
         ), u AS (
@@ -103,21 +117,25 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
+        INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
+        SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0;
         INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
             UNION ALL
-            SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
+            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
             UNION ALL
-            SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0;
+            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
         ELSE
         EXECUTE 'WITH s AS (
-            SELECT c, k, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0
+            SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0
         ), w AS (
             SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
         ), u AS (
@@ -126,28 +144,32 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
+        EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
+        SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
             UNION ALL
-            SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
             UNION ALL
-            SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0';
+            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
         END IF;
     ELSIF TG_OP = 'UPDATE' THEN
         IF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
-        IF NOT EXISTS (SELECT FROM (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (publish_status = 'public'), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_new AS blog_comment) n LEFT JOIN (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (publish_status = 'public'), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_old AS blog_comment) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL) THEN
+        IF NOT EXISTS (SELECT FROM (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, blog_comment.article_id, (publish_status = 'public'), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_new AS blog_comment) n LEFT JOIN (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, blog_comment.article_id, (publish_status = 'public'), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_old AS blog_comment) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL) THEN
             RETURN NULL;   -- nothing counted changed
         END IF;
         WITH s AS (
-            SELECT c, k, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 1341308473 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0
         ), w AS (
             SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
         ), u AS (
@@ -156,35 +178,41 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
+        INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
+        SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL) s) x
+            UNION ALL
+            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0;
         INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
             UNION ALL
-            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
+            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
             UNION ALL
-            SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
+            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
             UNION ALL
-            SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
+            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
             UNION ALL
-            SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
+            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
             UNION ALL
-            SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0;
+            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
         ELSE
-        EXECUTE 'SELECT EXISTS (SELECT FROM (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (publish_status = ''public''), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = ''public''), blog_comment.creator_id, (publish_status = ''public'')) AS sig FROM countercache_new AS blog_comment) n LEFT JOIN (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (publish_status = ''public''), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = ''public''), blog_comment.creator_id, (publish_status = ''public'')) AS sig FROM countercache_old AS blog_comment) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL)' INTO changed;
+        EXECUTE 'SELECT EXISTS (SELECT FROM (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (publish_status = ''public''), blog_comment.creator_id, blog_comment.article_id, (publish_status = ''public''), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = ''public''), blog_comment.creator_id, (publish_status = ''public'')) AS sig FROM countercache_new AS blog_comment) n LEFT JOIN (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (publish_status = ''public''), blog_comment.creator_id, blog_comment.article_id, (publish_status = ''public''), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = ''public''), blog_comment.creator_id, (publish_status = ''public'')) AS sig FROM countercache_old AS blog_comment) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL)' INTO changed;
         IF NOT changed THEN
             RETURN NULL;   -- nothing counted changed
         END IF;
         EXECUTE 'WITH s AS (
-            SELECT c, k, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 1341308473 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0
         ), w AS (
             SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
         ), u AS (
@@ -193,33 +221,39 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
+        EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
+        SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s) x
+            UNION ALL
+            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
             UNION ALL
-            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
             UNION ALL
-            SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
             UNION ALL
-            SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
             UNION ALL
-            SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
             UNION ALL
-            SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0';
+            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
         END IF;
     ELSIF TG_OP = 'TRUNCATE' THEN
         -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
         PERFORM countercache.require_read_committed('TRUNCATE of public.blog_comment',
             'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
         EXECUTE 'WITH s AS (
-            SELECT c, k, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -coalesce(blog_comment.likes, 0)::bigint AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0
+            SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0
         ), w AS (
             SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
         ), u AS (
@@ -228,16 +262,20 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
+        EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
+        SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 2094792818 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, 1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
             UNION ALL
-            SELECT 347335187 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 1324712807 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.article_id AS f, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
             UNION ALL
-            SELECT 1854263637 AS c, x.k, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.d FROM (SELECT blog_comment.creator_id AS f, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0';
+            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
     END IF;
     RETURN NULL;
 END

@@ -13,141 +13,179 @@ BEGIN
     END IF;
     IF TG_OP = 'INSERT' THEN
         IF NOT EXISTS (SELECT FROM countercache_new OFFSET 1) THEN
+        INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
+        SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.amounts */ shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL THEN shop_line.order_id END AS k1, 1 AS d1, shop_line.amount::text AS v1 FROM countercache_new AS shop_line) r,
+            LATERAL (VALUES (1066643295, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0;
         INSERT INTO countercache.delta (counter_id, target_uuid, delta)
-        SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Order.cheapestLine */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, 1 AS d1, CASE WHEN /* @CounterCache on Order.value */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k2, (coalesce(shop_line.price, 0) * 100)::bigint AS d2 FROM countercache_new AS shop_line) r,
-            LATERAL (VALUES (67735581, r.k1, r.d1), (416516304, r.k2, r.d2)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0;
+        SELECT s.c, s.k, s.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.cheapestLine */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, 1 AS d1, NULL::text AS v1, CASE WHEN /* @CounterCache on Order.value */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k2, (coalesce(shop_line.price, 0) * 100)::bigint AS d2, NULL::text AS v2 FROM countercache_new AS shop_line) r,
+            LATERAL (VALUES (67735581, r.k1, r.v1, r.d1), (416516304, r.k2, r.v2, r.d2)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0) s;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT p.c, p.k, q.d FROM (SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Order.total */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, coalesce(shop_line.amount, 0)::numeric AS d1 FROM countercache_new AS shop_line) r,
-            LATERAL (VALUES (1200304570, r.k1, r.d1)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0) p,
+        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.total */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, coalesce(shop_line.amount, 0)::numeric AS d1, NULL::text AS v1 FROM countercache_new AS shop_line) r,
+            LATERAL (VALUES (1200304570, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0) p,
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
-                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q;
+                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s;
         ELSIF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
+        INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
+        SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0;
         INSERT INTO countercache.delta (counter_id, target_uuid, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 67735581 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0;
+            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT p.c, p.k, q.d FROM (SELECT c, k, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0) p,
+        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) p,
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
-                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q;
+                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s;
         ELSE
+        EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
+        SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_uuid, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 67735581 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0';
+            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
         EXECUTE 'INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT p.c, p.k, q.d FROM (SELECT c, k, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0) p,
+        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) p,
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
-                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q';
+                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s';
         END IF;
     ELSIF TG_OP = 'DELETE' THEN
         IF NOT EXISTS (SELECT FROM countercache_old OFFSET 1) THEN
+        INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
+        SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.amounts */ shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL THEN shop_line.order_id END AS k1, -1 AS d1, shop_line.amount::text AS v1 FROM countercache_old AS shop_line) r,
+            LATERAL (VALUES (1066643295, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0;
         INSERT INTO countercache.delta (counter_id, target_uuid, delta)
-        SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Order.cheapestLine */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, 1 AS d1, CASE WHEN /* @CounterCache on Order.value */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k2, -(coalesce(shop_line.price, 0) * 100)::bigint AS d2 FROM countercache_old AS shop_line) r,
-            LATERAL (VALUES (67735581, r.k1, r.d1), (416516304, r.k2, r.d2)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0;
+        SELECT s.c, s.k, s.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.cheapestLine */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, 1 AS d1, NULL::text AS v1, CASE WHEN /* @CounterCache on Order.value */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k2, -(coalesce(shop_line.price, 0) * 100)::bigint AS d2, NULL::text AS v2 FROM countercache_old AS shop_line) r,
+            LATERAL (VALUES (67735581, r.k1, r.v1, r.d1), (416516304, r.k2, r.v2, r.d2)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0) s;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT p.c, p.k, q.d FROM (SELECT v.c, v.k, v.d FROM (SELECT CASE WHEN /* @CounterCache on Order.total */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, -coalesce(shop_line.amount, 0)::numeric AS d1 FROM countercache_old AS shop_line) r,
-            LATERAL (VALUES (1200304570, r.k1, r.d1)) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0) p,
+        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.total */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, -coalesce(shop_line.amount, 0)::numeric AS d1, NULL::text AS v1 FROM countercache_old AS shop_line) r,
+            LATERAL (VALUES (1200304570, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0) p,
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
-                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q;
+                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s;
         ELSIF NOT EXISTS (SELECT FROM countercache_old OFFSET 1000) THEN
+        INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
+        SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0;
         INSERT INTO countercache.delta (counter_id, target_uuid, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 67735581 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0;
+            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT p.c, p.k, q.d FROM (SELECT c, k, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0) p,
+        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) p,
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
-                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q;
+                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s;
         ELSE
+        EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
+        SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_uuid, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 67735581 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0';
+            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
         EXECUTE 'INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT p.c, p.k, q.d FROM (SELECT c, k, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0) p,
+        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) p,
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
-                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q';
+                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s';
         END IF;
     ELSIF TG_OP = 'UPDATE' THEN
         IF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
-        IF NOT EXISTS (SELECT FROM (SELECT shop_line.id AS k1, ROW(shop_line.order_id, (true), shop_line.price, shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price) AS sig FROM countercache_new AS shop_line) n LEFT JOIN (SELECT shop_line.id AS k1, ROW(shop_line.order_id, (true), shop_line.price, shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price) AS sig FROM countercache_old AS shop_line) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL) THEN
+        IF NOT EXISTS (SELECT FROM (SELECT shop_line.id AS k1, ROW(shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price, shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price) AS sig FROM countercache_new AS shop_line) n LEFT JOIN (SELECT shop_line.id AS k1, ROW(shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price, shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price) AS sig FROM countercache_old AS shop_line) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL) THEN
             RETURN NULL;   -- nothing counted changed
         END IF;
+        INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
+        SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
+            UNION ALL
+            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0;
         INSERT INTO countercache.delta (counter_id, target_uuid, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 67735581 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 67735581 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0;
+            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT p.c, p.k, q.d FROM (SELECT c, k, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0) p,
+            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) p,
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
-                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q;
+                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s;
         ELSE
-        EXECUTE 'SELECT EXISTS (SELECT FROM (SELECT shop_line.id AS k1, ROW(shop_line.order_id, (true), shop_line.price, shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price) AS sig FROM countercache_new AS shop_line) n LEFT JOIN (SELECT shop_line.id AS k1, ROW(shop_line.order_id, (true), shop_line.price, shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price) AS sig FROM countercache_old AS shop_line) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL)' INTO changed;
+        EXECUTE 'SELECT EXISTS (SELECT FROM (SELECT shop_line.id AS k1, ROW(shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price, shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price) AS sig FROM countercache_new AS shop_line) n LEFT JOIN (SELECT shop_line.id AS k1, ROW(shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price, shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price) AS sig FROM countercache_old AS shop_line) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL)' INTO changed;
         IF NOT changed THEN
             RETURN NULL;   -- nothing counted changed
         END IF;
+        EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
+        SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
+            UNION ALL
+            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_uuid, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 67735581 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 67735581 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0';
+            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
         EXECUTE 'INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT p.c, p.k, q.d FROM (SELECT c, k, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0) p,
+            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) p,
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
-                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q';
+                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s';
         END IF;
     ELSIF TG_OP = 'TRUNCATE' THEN
         -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
         PERFORM countercache.require_read_committed('TRUNCATE of public.shop_line',
             'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
+        EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
+        SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_uuid, delta)
-        SELECT c, k, sum(d) AS d FROM (
-            SELECT 67735581 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, 1 AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
             UNION ALL
-            SELECT 416516304 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0';
+            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
         EXECUTE 'INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT p.c, p.k, q.d FROM (SELECT c, k, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.d FROM (SELECT shop_line.order_id AS f, -coalesce(shop_line.amount, 0)::numeric AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k HAVING sum(d) <> 0) p,
+        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) p,
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
-                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q';
+                       FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s';
     END IF;
     RETURN NULL;
 END
