@@ -78,7 +78,7 @@ BEGIN
 END
 $fn$;
 
-SELECT countercache.begin_upgrades(4);
+SELECT countercache.begin_upgrades(5);
 SELECT countercache.upgrade(1, $upgrade$
 -- Version 1: the tables of countercache 0.1 (the catalog, the queues, slots, parked deltas, recount jobs, limits).
 -- Runs once, on a database without them. An installation made before schema versions existed is taken to be at
@@ -271,6 +271,34 @@ ALTER TABLE countercache.counter ADD COLUMN aggregate_column name;
 ALTER TABLE countercache.counter ADD CONSTRAINT counter_aggregate_column
     CHECK ((aggregate IS NULL) OPERATOR(pg_catalog.=) (aggregate_column IS NULL));
 $upgrade$);
+SELECT countercache.upgrade(5, $upgrade$
+-- Version 5: a counter may count the distinct values of a source column (@CounterCache(distinct = ...)). It is a count
+-- whose writers queue, per target and value, +1 and -1 in a queue of their own (distinct_delta); the rollup folds them
+-- into a count per target and value (distinct_value) and queues +1 or -1 for the target's column only when a value's
+-- count leaves or reaches 0. Its ids come from the queue's sequence, so a delta made from them keeps their place.
+ALTER TABLE countercache.counter ADD COLUMN distinct_column name;
+ALTER TABLE countercache.counter ADD CONSTRAINT counter_distinct_column
+    CHECK (distinct_column IS NULL OR (aggregate IS NULL AND sum_column IS NULL));
+CREATE TABLE countercache.distinct_delta (
+    id          bigint      PRIMARY KEY DEFAULT pg_catalog.nextval('countercache.delta_id_seq'::pg_catalog.regclass),
+    counter_id  integer     NOT NULL,
+    target_id   bigint,
+    target_uuid uuid,
+    value       text        NOT NULL,
+    delta       bigint      NOT NULL,
+    enqueued_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+-- How many source rows of each target have each value: a row per target and value that some row counts for (a count
+-- of 0 is deleted; one below 0 lasts only while a later round still holds the delta that raises it).
+CREATE TABLE countercache.distinct_value (
+    counter_id  integer NOT NULL,
+    target_id   bigint,
+    target_uuid uuid,
+    value       text    NOT NULL,
+    n           bigint  NOT NULL,
+    CONSTRAINT distinct_value_key UNIQUE NULLS NOT DISTINCT (counter_id, target_id, target_uuid, value)
+) WITH (fillfactor = 70);
+$upgrade$);
 
 -- The catalog: a counter's definition, checked and recorded (define_counter), and forgotten (forget, prune,
 -- uninstall); and the helpers every subsystem uses to read it and to name what is wrong. The tables are in
@@ -432,9 +460,9 @@ BEGIN
 END
 $fn$;
 
--- Forgets these counters: their catalog rows, queued (both queues), slotted, dead-lettered and orphaned deltas, and
--- recounts, and rebuilds the triggers of the tables they read and wrote from the counters that remain. Their columns
--- stay: dropping data is the user's call.
+-- Forgets these counters: their catalog rows, queued (both queues), slotted, dead-lettered and orphaned deltas, the
+-- values a distinct counter keeps and queues, and recounts, and rebuilds the triggers of the tables they read and
+-- wrote from the counters that remain. Their columns stay: dropping data is the user's call.
 CREATE OR REPLACE FUNCTION countercache.forget(counter_ids integer[])
 RETURNS void
 LANGUAGE plpgsql
@@ -462,6 +490,10 @@ BEGIN
         DELETE FROM countercache.delta_unlogged x USING gone WHERE x.counter_id = gone.id
     ), slots AS (
         DELETE FROM countercache.slot x USING gone WHERE x.counter_id = gone.id
+    ), values_queued AS (
+        DELETE FROM countercache.distinct_delta x USING gone WHERE x.counter_id = gone.id
+    ), values_kept AS (
+        DELETE FROM countercache.distinct_value x USING gone WHERE x.counter_id = gone.id
     )
     DELETE FROM countercache.delta q USING gone WHERE q.counter_id = gone.id;
     FOR i IN 1 .. coalesce(cardinality(names), 0) LOOP
@@ -560,15 +592,28 @@ AS $fn$
            AND countercache.column_type(c.source_schema, c.source_table, c.sum_column) = 'bigint'::regtype
 $fn$;
 
--- The contribution formula, in three pieces that every reader of it shares: whether a row (aliased as the source
+-- The contribution formula, in four pieces that every reader of it shares: whether a row (aliased as the source
 -- table) counts for counter c at all: its foreign key is set and the counter's condition holds, judged on the source
--- row alone;
+-- row alone (and, for a distinct counter, it has a value: count(DISTINCT x) passes NULL over);
 CREATE OR REPLACE FUNCTION countercache.counts_sql(c countercache.counter)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format('%1$I.%2$I IS NOT NULL AND (%3$s)', c.source_table, c.source_fk, coalesce(c.condition, 'true'))
+        || CASE WHEN c.distinct_column IS NULL THEN ''
+                ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.distinct_column) END
+$fn$;
+
+-- the value it counts once per target, for a distinct counter (as text: the checks allow only types whose text is one
+-- per value, whatever the session's settings), else NULL;
+CREATE OR REPLACE FUNCTION countercache.value_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN c.distinct_column IS NULL THEN 'NULL::text'
+                ELSE format('%I.%I::text', c.source_table, c.distinct_column) END
 $fn$;
 
 -- what it adds when it counts, times sign, in the counter's units (a min or max counter's rows add a touch, 1, on
@@ -609,8 +654,9 @@ AS $fn$
                             countercache.counts_sql(c)) END
 $fn$;
 
--- The contributions of a relation: a query of (k, d), one row per row of rows (a transition table, the source table,
--- a subquery of it) that counts for counter c, with k the target key it counts for and d what it adds, times sign.
+-- The contributions of a relation: a query of (k, v, d), one row per row of rows (a transition table, the source
+-- table, a subquery of it) that counts for counter c, with k the target key it counts for, v its value (value_sql)
+-- and d what it adds, times sign.
 -- With a path, k is the key its middle row points at now (a join, which a statement of many rows reads once), or the
 -- expression target when the caller knows it (a middle table's trigger, for the rows under OLD or NEW).
 CREATE OR REPLACE FUNCTION countercache.contributions_sql(c countercache.counter, rows text, sign integer,
@@ -619,12 +665,13 @@ RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format('SELECT %s %s AS k, s.d FROM (', countercache.named_sql(c),
+    SELECT format('SELECT %s %s AS k, s.v, s.d FROM (', countercache.named_sql(c),
                   CASE WHEN target IS NOT NULL THEN target
                        WHEN c.via_table IS NULL THEN 's.f'
                        ELSE format('v.%I', c.via_fk) END)
-        || format('SELECT %1$I.%2$I AS f, %3$s AS d FROM %4$s AS %1$I WHERE %5$s', c.source_table, c.source_fk,
-                  countercache.amount_sql(c, sign), rows, countercache.counts_sql(c))
+        || format('SELECT %1$I.%2$I AS f, %6$s AS v, %3$s AS d FROM %4$s AS %1$I WHERE %5$s', c.source_table,
+                  c.source_fk, countercache.amount_sql(c, sign), rows, countercache.counts_sql(c),
+                  countercache.value_sql(c))
         || ') s'
         || CASE WHEN target IS NOT NULL THEN format(' WHERE %s IS NOT NULL', target)
                 WHEN c.via_table IS NULL THEN ''
@@ -632,20 +679,20 @@ AS $fn$
                             c.via_key, c.via_fk) END
 $fn$;
 
--- The same formula for a statement that wrote one row: counter c's key and amount for the one row of rows (aliased
--- as the source table) as columns k<i> and d<i>, the key NULL when the row does not count; a path's key is looked up
--- in the middle table by its key, with no join.
+-- The same formula for a statement that wrote one row: counter c's key, value and amount for the one row of rows
+-- (aliased as the source table) as columns k<i>, v<i> and d<i>, the key NULL when the row does not count; a path's key
+-- is looked up in the middle table by its key, with no join.
 CREATE OR REPLACE FUNCTION countercache.row_contribution_sql(c countercache.counter, i integer, sign integer)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format('CASE WHEN %s %s THEN %s END AS k%s, %s AS d%4$s', countercache.named_sql(c),
+    SELECT format('CASE WHEN %s %s THEN %s END AS k%s, %s AS d%4$s, %6$s AS v%4$s', countercache.named_sql(c),
                   countercache.counts_sql(c),
                   CASE WHEN c.via_table IS NULL THEN format('%I.%I', c.source_table, c.source_fk)
                        ELSE format('(SELECT v.%I FROM %I.%I v WHERE v.%I = %I.%I)', c.via_fk, c.via_schema,
                                    c.via_table, c.via_key, c.source_table, c.source_fk) END,
-                  i, countercache.amount_sql(c, sign))
+                  i, countercache.amount_sql(c, sign), countercache.value_sql(c))
 $fn$;
 
 -- Every counter of cs for the one row of rows, in one row (see row_contribution_sql).
@@ -676,31 +723,31 @@ AS $fn$
         ELSE countercache.contributions_sql(c, side, sign) END
 $fn$;
 
--- Each counter's contributions from the rows added and removed (either side NULL), summed per counter (c) and
--- target (k), so that a bulk statement yields one change per target and an update that changes nothing relevant none.
+-- Each counter's contributions from the rows added and removed (either side NULL), summed per counter (c), target (k)
+-- and value (v), so that a bulk statement yields one change per target and an update that changes nothing relevant none.
 CREATE OR REPLACE FUNCTION countercache.fold_sql(cs countercache.counter[], added text, removed text)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT E'SELECT c, k, sum(d) AS d FROM (\n            '
-        || string_agg(format('SELECT %s AS c, x.k, x.d FROM (%s) x', c.id, countercache.side_sql(c, s.side, s.sign)),
+    SELECT E'SELECT c, k, v, sum(d) AS d FROM (\n            '
+        || string_agg(format('SELECT %s AS c, x.k, x.v, x.d FROM (%s) x', c.id, countercache.side_sql(c, s.side, s.sign)),
                       E'\n            UNION ALL\n            ' ORDER BY c.name, s.sign DESC)
-        || E'\n        ) s GROUP BY c, k HAVING sum(d) <> 0'
+        || E'\n        ) s GROUP BY c, k, v HAVING sum(d) <> 0'
       FROM unnest(cs) c, (VALUES (added, 1), (removed, -1)) AS s(side, sign)
      WHERE s.side IS NOT NULL
 $fn$;
 
 -- The deltas of a statement that inserted or deleted one row (rows holds at most one): the row's contributions
--- (row_contributions_sql) turned into (c, k, d) rows by a VALUES list. No sort, no grouping, no join.
+-- (row_contributions_sql) turned into (c, k, v, d) rows by a VALUES list. No sort, no grouping, no join.
 CREATE OR REPLACE FUNCTION countercache.single_sql(cs countercache.counter[], rows text, sign integer)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format(E'SELECT v.c, v.k, v.d FROM (%s) r,\n            LATERAL (VALUES %s) AS v(c, k, d) WHERE v.k IS NOT NULL AND v.d <> 0',
+    SELECT format(E'SELECT x.c, x.k, x.v, x.d FROM (%s) r,\n            LATERAL (VALUES %s) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0',
                   countercache.row_contributions_sql(cs, rows, sign),
-                  string_agg(format('(%s, r.k%s, r.d%2$s)', (cs[i]).id, i), ', ' ORDER BY i))
+                  string_agg(format('(%s, r.k%s, r.v%2$s, r.d%2$s)', (cs[i]).id, i), ', ' ORDER BY i))
       FROM generate_subscripts(cs, 1) i
 $fn$;
 
@@ -711,7 +758,7 @@ RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT CASE WHEN bool_or(countercache.sums_bigint(c)) THEN 'SELECT p.c, p.k, q.d FROM (' ELSE '' END
+    SELECT CASE WHEN bool_or(countercache.sums_bigint(c)) THEN 'SELECT p.c, p.k, p.v, q.d FROM (' ELSE '' END
         || CASE WHEN single THEN countercache.single_sql(cs, coalesce(added, removed),
                                                          CASE WHEN added IS NULL THEN -1 ELSE 1 END)
                 ELSE countercache.fold_sql(cs, added, removed) END
@@ -734,6 +781,7 @@ $fn$;
 
 -- The statements that take the rows added and removed to each counter of cs by its strategy:
 --   queue, unlogged: one INSERT per key type into the queue (depesz's queue, or its unlogged twin);
+--   distinct (a queue counter of distinct values): one INSERT per key type into the queue of values, distinct_delta;
 --   direct: one UPDATE per target table in the writer's transaction; sums for keys no target row has are kept as
 --     orphans, as the rollup would keep them, so nothing is lost;
 --   slotted: per counter and target, add the sum to a slot row no other transaction holds (FOR UPDATE SKIP LOCKED);
@@ -758,7 +806,8 @@ DECLARE
 BEGIN
     -- one group per strategy and key type; a direct counter's group is one target table
     FOR g IN
-        SELECT k.strategy, countercache.key_column(k) AS kc, t.target_schema, t.target_table, t.target_key,
+        SELECT CASE WHEN k.distinct_column IS NULL THEN k.strategy ELSE 'distinct' END AS strategy,
+               countercache.key_column(k) AS kc, t.target_schema, t.target_table, t.target_key,
                array_agg(k ORDER BY k.name) AS members
           FROM unnest(cs) k
          LEFT JOIN LATERAL (SELECT k.target_schema, k.target_table, k.target_key WHERE k.strategy = 'direct') t ON true
@@ -767,8 +816,11 @@ BEGIN
     LOOP
         cs := g.members;
         IF g.strategy IN ('queue', 'unlogged') THEN
-            stmt := format(E'INSERT INTO countercache.%I (counter_id, %I, delta)\n        %s',
+            stmt := format(E'INSERT INTO countercache.%I (counter_id, %I, delta)\n        SELECT s.c, s.k, s.d FROM (%s) s',
                 CASE g.strategy WHEN 'queue' THEN 'delta' ELSE 'delta_unlogged' END, g.kc,
+                countercache.deltas_sql(cs, added, removed, single));
+        ELSIF g.strategy = 'distinct' THEN
+            stmt := format(E'INSERT INTO countercache.distinct_delta (counter_id, %I, value, delta)\n        %s', g.kc,
                 countercache.deltas_sql(cs, added, removed, single));
         ELSIF g.strategy = 'direct' THEN
             stmt := format(E'WITH s AS (\n            %s\n        ), w AS (\n'
@@ -840,7 +892,7 @@ AS $fn$
 $fn$;
 
 -- Skips an UPDATE that changed nothing any counter of cs reads: when every new row has an old row with its primary
--- key and the same signature (per counter: the key it points at, its condition, its summed or min/max column),
+-- key and the same signature (per counter: the key it points at, its condition, its summed, min/max or distinct column),
 -- every contribution the UPDATE takes back it adds again. One hash join of the two transition tables on the key,
 -- where the fold would read each once per counter. Empty for a table without a primary key.
 CREATE OR REPLACE FUNCTION countercache.unchanged_sql(cs countercache.counter[], dynamic boolean)
@@ -866,8 +918,9 @@ AS $fn$
                      WHERE i.indrelid = to_regclass(format('%I.%I', (cs[1]).source_schema, (cs[1]).source_table))
                        AND i.indisprimary) a) k,
            (SELECT string_agg(format('%1$I.%2$I, (%3$s)%4$s', c.source_table, c.source_fk, coalesce(c.condition, 'true'),
-                                     CASE WHEN coalesce(c.sum_column, c.aggregate_column) IS NULL THEN ''
-                                          ELSE format(', %I.%I', c.source_table, coalesce(c.sum_column, c.aggregate_column)) END),
+                                     CASE WHEN coalesce(c.sum_column, c.aggregate_column, c.distinct_column) IS NULL THEN ''
+                                          ELSE format(', %I.%I', c.source_table,
+                                                      coalesce(c.sum_column, c.aggregate_column, c.distinct_column)) END),
                               ', ' ORDER BY c.name)
                    AS sig
               FROM unnest(cs) c) s) q
@@ -1154,7 +1207,9 @@ $fn$;
 -- batches, never writing a counter column nor locking a source or target row.
 
 -- What is pending for a counter's targets, wherever the library keeps it: queued (in either queue), in slots,
--- dead-lettered or orphaned, as a query of (place, k, amount, since). This is the one definition of "pending" that
+-- dead-lettered or orphaned, as a query of (place, k, amount, since); for a distinct counter also what its queued
+-- values will move the column by ('value queue': per value, 1 when its count rises from 0 or below, -1 when it falls
+-- to 0 or below, else 0). This is the one definition of "pending" that
 -- drift, the recount, exact reads and the status read: stored + pending = recount holds for every key. A standby
 -- cannot read the unlogged queue (its rows are the primary's alone), so there it is left out.
 CREATE OR REPLACE FUNCTION countercache.pending_sql(c countercache.counter)
@@ -1169,6 +1224,15 @@ AS $fn$
                       FROM countercache.dead_letter q WHERE q.counter_id = %2$s
                     UNION ALL SELECT 'orphan', q.%1$I, q.delta, q.enqueued_at
                       FROM countercache.orphan q WHERE q.counter_id = %2$s$q$, countercache.key_column(c), c.id)
+        || CASE WHEN c.distinct_column IS NULL THEN ''
+                ELSE format($q$
+                    UNION ALL SELECT 'value queue', x.k, ((coalesce(n.n, 0) + x.p > 0)::integer
+                                                          - (coalesce(n.n, 0) > 0)::integer)::bigint, x.since
+                      FROM (SELECT q.%1$I AS k, q.value, sum(q.delta) AS p, min(q.enqueued_at) AS since
+                              FROM countercache.distinct_delta q WHERE q.counter_id = %2$s GROUP BY 1, 2) x
+                      LEFT JOIN countercache.distinct_value n
+                             ON n.counter_id = %2$s AND n.%1$I = x.k AND n.value = x.value$q$,
+                    countercache.key_column(c), c.id) END
         || CASE WHEN pg_is_in_recovery() THEN ''
                 ELSE format($q$
                     UNION ALL SELECT 'unlogged queue', q.%1$I, q.delta, q.enqueued_at
@@ -1187,10 +1251,65 @@ LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT extr
 CREATE OR REPLACE FUNCTION countercache.as_number(value date) RETURNS numeric
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT extract(epoch FROM value) $fn$;
 
+-- The query of drift_sql (below) for a distinct counter, whose state has two levels, each kept by its own correction:
+--   per value: the count kept in distinct_value plus the value's queued deltas equals the source's count of rows with
+--     that value (vfix: per key k and value v, the difference d, which the recount queues as a value delta);
+--   per key: the column plus the key's pending deltas (all but the value queue's) equals the number of values whose
+--     kept count is positive (fix.d). fold_distinct changes that number and queues the same change in one statement.
+-- fix.exact is the number of distinct values in the source, fix.pending includes what the queued values will move the
+-- column by, and fix.off says that some value of the key is off.
+CREATE OR REPLACE FUNCTION countercache.distinct_drift_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format(
+        $q$WITH src AS (
+               SELECT x.k, x.v, sum(x.d) AS n FROM (%1$s) x
+                WHERE ($1::%2$s IS NULL OR x.k > $1::%2$s) AND ($2::%2$s IS NULL OR x.k <= $2::%2$s)
+                GROUP BY 1, 2
+           ), kept AS (
+               SELECT x.%6$I AS k, x.value AS v, x.n FROM countercache.distinct_value x
+                WHERE x.counter_id = $3 AND ($1::%2$s IS NULL OR x.%6$I > $1::%2$s) AND ($2::%2$s IS NULL OR x.%6$I <= $2::%2$s)
+           ), waiting AS (
+               SELECT x.%6$I AS k, x.value AS v, sum(x.delta) AS n FROM countercache.distinct_delta x
+                WHERE x.counter_id = $3 AND ($1::%2$s IS NULL OR x.%6$I > $1::%2$s) AND ($2::%2$s IS NULL OR x.%6$I <= $2::%2$s)
+                GROUP BY 1, 2
+           ), vfix AS (
+               SELECT coalesce(s.k, x.k, w.k) AS k, coalesce(s.v, x.v, w.v) AS v,
+                      coalesce(s.n, 0) - coalesce(x.n, 0) - coalesce(w.n, 0) AS d
+                 FROM src s FULL JOIN kept x ON x.k = s.k AND x.v = s.v
+                      FULL JOIN waiting w ON w.k = coalesce(s.k, x.k) AND w.v = coalesce(s.v, x.v)
+           ), r AS (
+               SELECT s.k, count(*) AS n FROM src s WHERE s.n > 0 GROUP BY 1
+           ), h AS (
+               SELECT x.k, count(*) AS n FROM kept x WHERE x.n > 0 GROUP BY 1
+           ), t AS (
+               SELECT t.%5$I AS k, t.%7$I::numeric AS n FROM %3$I.%4$I t
+                WHERE ($1::%2$s IS NULL OR t.%5$I > $1::%2$s) AND ($2::%2$s IS NULL OR t.%5$I <= $2::%2$s)
+           ), p AS (
+               SELECT q.k, sum(q.amount) AS n, sum(q.amount) FILTER (WHERE q.place <> 'value queue') AS counted
+                 FROM (%8$s) q
+                WHERE ($1::%2$s IS NULL OR q.k > $1::%2$s) AND ($2::%2$s IS NULL OR q.k <= $2::%2$s)
+                GROUP BY 1
+           ), fix AS (
+               SELECT a.k, coalesce(r.n, 0) AS exact, t.n AS stored, coalesce(p.n, 0) AS pending,
+                      coalesce(h.n, 0) - coalesce(t.n, 0) - coalesce(p.counted, 0) AS d, t.k IS NOT NULL AS present,
+                      a.k IN (SELECT v.k FROM vfix v WHERE v.d <> 0) AS off
+                 FROM (SELECT r.k FROM r UNION SELECT t.k FROM t UNION SELECT p.k FROM p UNION SELECT h.k FROM h
+                       UNION SELECT v.k FROM vfix v WHERE v.d <> 0) a
+                 LEFT JOIN r ON r.k = a.k LEFT JOIN t ON t.k = a.k LEFT JOIN p ON p.k = a.k LEFT JOIN h ON h.k = a.k
+           )$q$,
+        countercache.contributions_sql(c, format('%I.%I', c.source_schema, c.source_table), 1),
+        c.key_type, c.target_schema, c.target_table, c.target_key, countercache.key_column(c), c.target_column,
+        countercache.pending_sql(c))
+$fn$;
+
 -- The query that compares a counter with a recount of its source, for the keys in ($1, $2] ($1 or $2 NULL: open),
 -- $3 the counter's id: CTEs r (the recount, by the contribution formula over the whole source table), t (the
 -- column, in the counter's units), p (what is pending) and fix (per key: exact, stored, pending, the difference
--- d = exact - stored - pending, and whether the target row is present). One statement, one snapshot.
+-- d = exact - stored - pending, whether the target row is present, and off: whether the key's state is wrong besides
+-- d). One statement, one snapshot. A distinct counter's query is distinct_drift_sql's.
 -- For a min or max counter, exact and stored are values (as numbers: a time as seconds since the epoch, see
 -- as_number) and pending counts touches; d is a touch, 1, for a present row with no touch pending whose
 -- column is not its extreme: the rollup then recomputes it.
@@ -1213,7 +1332,7 @@ AS $fn$
                 GROUP BY 1
            ), fix AS (
                SELECT coalesce(r.k, t.k, p.k) AS k, %9$s AS exact, t.n AS stored, coalesce(p.n, 0) AS pending,
-                      %10$s AS d, t.k IS NOT NULL AS present
+                      %10$s AS d, t.k IS NOT NULL AS present, false AS off
                  FROM r FULL JOIN t ON t.k = r.k FULL JOIN p ON p.k = coalesce(r.k, t.k)
            )$q$,
         CASE WHEN c.aggregate IS NULL
@@ -1230,6 +1349,9 @@ AS $fn$
         CASE WHEN c.aggregate IS NULL THEN 'coalesce(r.n, 0)' ELSE 'r.n' END,
         CASE WHEN c.aggregate IS NULL THEN 'coalesce(r.n, 0) - coalesce(t.n, 0) - coalesce(p.n, 0)'
              ELSE 'CASE WHEN t.k IS NOT NULL AND coalesce(p.n, 0) = 0 AND r.n IS DISTINCT FROM t.n THEN 1 ELSE 0 END' END)
+     WHERE c.distinct_column IS NULL
+    UNION ALL
+    SELECT countercache.distinct_drift_sql(c) WHERE c.distinct_column IS NOT NULL
 $fn$;
 
 -- Target rows whose counter differs from a recount of its source, beyond what is still queued for them (so a lag
@@ -1245,7 +1367,7 @@ BEGIN
     c := countercache.counter_of(drift.counter_id, 'countercache.drift');
     RETURN QUERY EXECUTE countercache.drift_sql(c)
         || ' SELECT f.k::text, trim_scale(f.stored / $5), trim_scale(f.pending / $5), trim_scale(f.exact / $5) FROM fix f'
-        || ' WHERE f.d <> 0 AND f.present ORDER BY f.k LIMIT $4'
+        || ' WHERE (f.d <> 0 OR f.off) AND f.present ORDER BY f.k LIMIT $4'
         USING NULL::text, NULL::text, c.id, max_rows, (10::numeric ^ c.scale)::bigint;
 END
 $fn$;
@@ -1257,7 +1379,8 @@ $fn$;
 -- snapshot S, it computes for every key k of the batch's range
 --     correction(k) = recount(S, k) - (column(S, k) + queue(S, k) + dead letters(S, k) + orphans(S, k))
 -- (queue: the logged and the unlogged queue and the slots, whatever the counter's strategy writes to)
--- and queues the non-zero corrections as ordinary deltas. Every committed transaction changes a key's recount and
+-- and queues the non-zero corrections as ordinary deltas (a distinct counter's second level, per value, is
+-- corrected the same way: see distinct_drift_sql). Every committed transaction changes a key's recount and
 -- its column + queue + dead letters + orphans by the same amount (writers through the capture triggers, target
 -- inserts and deletes through the target triggers; the rollup only moves amounts between the four), so the
 -- difference seen in S is exactly the drift of the transactions S sees, and transactions S does not see are counted
@@ -1319,9 +1442,12 @@ BEGIN
            ), queued AS (
                INSERT INTO countercache.delta (counter_id, %1$I, delta)
                SELECT $3, f.k, f.d FROM fix f WHERE f.d <> 0
-               RETURNING 1
-           )
-           SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM queued)$q$, kc, c.key_type)
+           )%3$s
+           SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM fix f WHERE f.d <> 0 OR f.off)$q$, kc, c.key_type,
+           CASE WHEN c.distinct_column IS NOT NULL THEN format($q$, values_queued AS (
+               INSERT INTO countercache.distinct_delta (counter_id, %I, value, delta)
+               SELECT $3, v.k, v.v, v.d FROM vfix v WHERE v.d <> 0
+           )$q$, kc) ELSE '' END)
         INTO targets, corrected USING after_key, upto, c.id;
     done := upto IS NULL;
     IF done THEN
@@ -1478,6 +1604,9 @@ BEGIN
     ELSIF scale IS DISTINCT FROM coalesce(substring(column_type FROM ',(\d+)\)$')::integer, 0) THEN
         RETURN QUERY SELECT d || ': ' || format('scale %s does not match column type %s', scale, column_type),
             'regenerate the changelog';
+    END IF;
+    IF c.distinct_column IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM countercache.distinct_problems(c);
     END IF;
     IF strategy IS NULL OR strategy NOT IN ('queue', 'unlogged', 'direct', 'slotted') THEN
         RETURN QUERY SELECT d || ': ' || format('strategy %L is unknown', strategy), 'use queue, unlogged, direct or slotted';
@@ -1662,6 +1791,39 @@ BEGIN
             c.source_schema, c.source_table, c.source_fk, c.aggregate_column, c.aggregate),
             format('CREATE INDEX ON %I.%I (%I, %I) in a changelog applied before the countercache one',
                    c.source_schema, c.source_table, c.source_fk, c.aggregate_column);
+    END IF;
+END
+$fn$;
+
+-- The problems only a distinct counter can have (see counter_problems, which checks the rest): it counts rows into an
+-- integer column, one per value, so it sums nothing and keeps no extreme; its values travel, as text, through a queue
+-- of their own that only the queue strategy feeds (the others add amounts per target, not per value); and a value's
+-- text must be one per value whatever the session's settings (a time's text follows TimeZone and DateStyle, a
+-- numeric's keeps its trailing zeros), so the column is an integer, a uuid, a text or a boolean.
+CREATE OR REPLACE FUNCTION countercache.distinct_problems(c countercache.counter)
+RETURNS TABLE (problem text, fix text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    d constant text := '@CounterCache on ' || c.declared_by;
+    v regtype := countercache.column_type(c.source_schema, c.source_table, c.distinct_column);
+BEGIN
+    IF c.sum_column IS NOT NULL OR c.aggregate IS NOT NULL OR c.column_type NOT IN ('bigint', 'integer') THEN
+        RETURN QUERY SELECT d || ': ' || format('a count of distinct %I cannot also sum, keep a min or max, or be a %s',
+            c.distinct_column, c.column_type), 'declare one of sum, min, max and distinct, on a long or int field';
+    END IF;
+    IF c.strategy <> 'queue' THEN
+        RETURN QUERY SELECT d || ': ' || format('a count of distinct values cannot use strategy %s', c.strategy),
+            'use strategy QUEUE: the values travel through a queue of their own, which the other strategies '
+            || '(adding amounts per target, not per value) do not feed';
+    END IF;
+    IF to_regclass(format('%I.%I', c.source_schema, c.source_table)) IS NOT NULL
+       AND (v IS NULL OR v::text NOT IN ('smallint', 'integer', 'bigint', 'uuid', 'text', 'character varying',
+                                         'character', 'boolean')) THEN
+        RETURN QUERY SELECT d || ': ' || format('distinct column %I.%I.%I is %s', c.source_schema, c.source_table,
+            c.distinct_column, coalesce(v::text, 'missing')),
+            'count the distinct values of an existing integer, uuid, text or boolean column (a foreign key, a name)';
     END IF;
 END
 $fn$;
@@ -1958,6 +2120,68 @@ AS $fn$
                                         with_keys, NULL)
 $fn$;
 
+-- Distinct values (a counter with a distinct_column): writers queue +1 and -1 per target and value in distinct_delta.
+-- This first step of a round claims at most max_deltas of them (the oldest, FOR UPDATE SKIP LOCKED, as the round's
+-- claim does), folds them per counter, target and value, adds each sum to the value's count in distinct_value, and
+-- queues for the target's column the number of its values whose count became positive less those whose count stopped
+-- being positive: an ordinary delta, in the place (id) of the first value delta it stands for, which the rest of the
+-- round applies as a count. Returns, per counter, how many value deltas it consumed.
+-- Exact under any interleaving of rounds: the upsert (INSERT ... ON CONFLICT DO UPDATE) of a value's count waits for
+-- the row lock of any other round that changed it and then returns the count after that round, so the transition is
+-- read from the count before and after this round's own sum. Of two rounds with a value's +1 and -1, whichever commits
+-- first, the column moves by 0 in all (the count may stay below 0 for a while, when the round holding the -1 commits
+-- first: then neither moves it). Rounds upsert in one order (counter, key, value), so no two wait for each other in a
+-- cycle, and a wait is bounded by the round's lock timeout, after which the step's deltas stay queued for a later round
+-- (rollup_report). A count that reaches 0 is deleted in a second statement, under the lock the upsert took.
+CREATE OR REPLACE FUNCTION countercache.fold_distinct(max_deltas integer)
+RETURNS TABLE (counter_id integer, consumed bigint)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+#variable_conflict use_column
+DECLARE
+    zeros tid[];
+    report jsonb;
+BEGIN
+    WITH claimed AS (
+        DELETE FROM countercache.distinct_delta q
+         WHERE q.ctid = ANY (ARRAY(SELECT p.ctid FROM countercache.distinct_delta p
+                                   ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED))
+        RETURNING q.*
+    ), g AS (
+        SELECT c.counter_id, c.target_id, c.target_uuid, c.value, sum(c.delta)::bigint AS d, min(c.id) AS id,
+               min(c.enqueued_at) AS enqueued_at
+          FROM claimed c
+         WHERE EXISTS (SELECT FROM countercache.counter k WHERE k.id = c.counter_id)   -- else consumed without effect
+         GROUP BY 1, 2, 3, 4
+        HAVING sum(c.delta) <> 0
+    ), u AS (
+        INSERT INTO countercache.distinct_value AS x (counter_id, target_id, target_uuid, value, n)
+        SELECT g.counter_id, g.target_id, g.target_uuid, g.value, g.d FROM g
+         ORDER BY g.counter_id, g.target_id, g.target_uuid, g.value
+        ON CONFLICT ON CONSTRAINT distinct_value_key DO UPDATE SET n = x.n + excluded.n
+        RETURNING x.ctid AS row, x.*
+    ), moved AS (
+        -- a counter's keys are all bigint or all uuid, so the other column is NULL on both sides: joined as a constant
+        SELECT g.counter_id, g.target_id, g.target_uuid, min(g.id) AS id, min(g.enqueued_at) AS enqueued_at,
+               sum((u.n > 0)::integer - (u.n - g.d > 0)::integer) AS d
+          FROM g JOIN u ON u.counter_id = g.counter_id AND u.value = g.value
+                       AND coalesce(u.target_id, 0) = coalesce(g.target_id, 0)
+                       AND coalesce(u.target_uuid, '00000000-0000-0000-0000-000000000000')
+                           = coalesce(g.target_uuid, '00000000-0000-0000-0000-000000000000')
+         GROUP BY g.counter_id, g.target_id, g.target_uuid
+    ), queued AS (
+        INSERT INTO countercache.delta (id, counter_id, target_id, target_uuid, delta, enqueued_at) OVERRIDING SYSTEM VALUE
+        SELECT m.id, m.counter_id, m.target_id, m.target_uuid, m.d, m.enqueued_at FROM moved m WHERE m.d <> 0
+    )
+    SELECT (SELECT array_agg(u.row) FROM u WHERE u.n = 0),
+           (SELECT jsonb_object_agg(x.counter_id, x.n) FROM (SELECT c.counter_id, count(*) AS n FROM claimed c GROUP BY 1) x)
+      INTO zeros, report;
+    DELETE FROM countercache.distinct_value x WHERE x.ctid = ANY (zeros) AND x.n = 0;
+    RETURN QUERY SELECT e.key::integer, e.value::bigint FROM jsonb_each_text(coalesce(report, '{}')) e;
+END
+$fn$;
+
 -- Applies at most max_deltas queued deltas of each queue (logged and unlogged) and reports, per counter (in one or more rows), how many deltas it
 -- consumed and, when with_keys, which targets it touched (target_ids for integer and bigint keys, target_uuids for
 -- uuid keys), so that a caller can lock and release cached copies of exactly those rows around the commit.
@@ -2041,9 +2265,19 @@ BEGIN
     END IF;
     -- a crash that emptied the unlogged queue is noticed before anything is claimed
     PERFORM countercache.check_unlogged_queue();
-    -- orphans whose target row exists again, and the slots' amounts, go to the queue first: this round applies them
+    -- orphans whose target row exists again, the slots' amounts, and the values that reach or leave a count of 0 (see
+    -- fold_distinct) go to the queue first: this round applies them
     PERFORM countercache.adopt_orphans(max_deltas);
     PERFORM countercache.flush_slots(max_deltas);
+    IF EXISTS (SELECT FROM countercache.distinct_delta) THEN
+        BEGIN
+            SELECT coalesce(jsonb_agg(jsonb_build_object('c', f.counter_id, 'n', f.consumed)), '[]') INTO part
+              FROM countercache.fold_distinct(max_deltas) f;
+            report := report || part;
+        EXCEPTION WHEN lock_not_available THEN
+            NULL;   -- another round holds a value's count past the lock timeout: these deltas wait for a later round
+        END;
+    END IF;
     LOOP   -- passes: each claims past the counters of the tables given up so far
         given_up_before := cardinality(given_up);
         WITH claimed AS (
@@ -2276,8 +2510,8 @@ BEGIN
 END
 $fn$;
 
--- The state of the queue, for workers, health checks and tools: deltas waiting (in either queue, and non-zero
--- slots), the age of the oldest queued delta (0 when the queues are empty), and dead letters.
+-- The state of the queue, for workers, health checks and tools: deltas waiting (in either queue, the queue of
+-- distinct values, and non-zero slots), the age of the oldest queued delta (0 when the queues are empty), and dead letters.
 CREATE OR REPLACE FUNCTION countercache.queue_state()
 RETURNS TABLE (depth bigint, oldest_seconds double precision, dead_letters bigint)
 LANGUAGE sql STABLE SECURITY DEFINER
@@ -2287,7 +2521,8 @@ AS $fn$
            coalesce(extract(epoch FROM now() - min(q.enqueued_at)), 0)::double precision,
            (SELECT count(*) FROM countercache.dead_letter)
       FROM (SELECT d.enqueued_at FROM countercache.delta d
-            UNION ALL SELECT u.enqueued_at FROM countercache.delta_unlogged u) q
+            UNION ALL SELECT u.enqueued_at FROM countercache.delta_unlogged u
+            UNION ALL SELECT v.enqueued_at FROM countercache.distinct_delta v) q
 $fn$;
 
 -- Upkeep between rollups: orphans whose target row appeared, the unlogged queue's crash check, slots flushed to
@@ -2722,10 +2957,10 @@ DECLARE
 BEGIN
     FOR c IN SELECT * FROM countercache.counter k ORDER BY k.name LOOP
         counter_id := c.id; name := c.name; declared_by := c.declared_by; strategy := c.strategy;
-        EXECUTE format($q$SELECT count(*) FILTER (WHERE p.place IN ('queue', 'unlogged queue')
+        EXECUTE format($q$SELECT count(*) FILTER (WHERE p.place IN ('queue', 'unlogged queue', 'value queue')
                                                      OR (p.place = 'slot' AND p.amount <> 0)),
                                  coalesce(extract(epoch FROM now() - min(p.since)
-                                          FILTER (WHERE p.place IN ('queue', 'unlogged queue'))), 0)::float8,
+                                          FILTER (WHERE p.place IN ('queue', 'unlogged queue', 'value queue'))), 0)::float8,
                                  count(*) FILTER (WHERE p.place = 'dead letter'),
                                  count(*) FILTER (WHERE p.place = 'orphan')
                             FROM (%s) p$q$, countercache.pending_sql(c))
@@ -2774,7 +3009,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '9d20f10418e40c69' $fn$;
+AS $fn$ SELECT '95736ba61d29fb0d' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -2812,6 +3047,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "via_fk": null,
             "aggregate": "max",
             "aggregate_column": "posted_at",
+            "distinct_column": null,
             "definition_hash": "b58fa54e25e7d1b250528a49"
         }')
     UNION ALL
@@ -2840,6 +3076,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "via_fk": null,
             "aggregate": null,
             "aggregate_column": null,
+            "distinct_column": null,
             "definition_hash": "2055b04c73844508f4a7e2be"
         }')
   ) p;
@@ -2875,6 +3112,7 @@ SELECT countercache.define_counter('{
     "via_fk": null,
     "aggregate": "max",
     "aggregate_column": "posted_at",
+    "distinct_column": null,
     "definition_hash": "b58fa54e25e7d1b250528a49"
 }');
 
@@ -2903,6 +3141,7 @@ SELECT countercache.define_counter('{
     "via_fk": null,
     "aggregate": null,
     "aggregate_column": null,
+    "distinct_column": null,
     "definition_hash": "2055b04c73844508f4a7e2be"
 }');
 

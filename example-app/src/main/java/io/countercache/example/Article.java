@@ -32,6 +32,10 @@ public class Article {
     @CounterCache(source = Comment.class, via = "article", where = "publish_status = 'public'")
     long totalPublicComments;
 
+    @Column(name = "public_commenters")
+    @CounterCache(source = Comment.class, via = "article", where = "publish_status = 'public'", distinct = "creator")
+    long publicCommenters;
+
     protected Article() {
     }
 

@@ -37,13 +37,17 @@ final class Report {
         Map<Long, Long> publicByArticle = recount(dataSource, "article_id", "publish_status = 'public'");
         Map<Long, Long> publicByUser = recount(dataSource, "creator_id", "publish_status = 'public'");
         Map<Long, Long> allByBlog = recount(dataSource, "(SELECT a.blog_id FROM blog_article a WHERE a.id = article_id)", "true");
+        Map<Long, Long> commentersByArticle = recount(dataSource, "article_id", "count(DISTINCT creator_id)",
+                "publish_status = 'public'");
 
         System.out.println();
         System.out.println("counter                              targets   sum of entity values   sum of recounts   differing");
         int differing = row("blog_article.total_comments", articles, a -> a.totalComments, a -> allByArticle.getOrDefault(a.id, 0L))
                 + row("blog_article.total_public_comments", articles, a -> a.totalPublicComments, a -> publicByArticle.getOrDefault(a.id, 0L))
                 + row("blog_user.total_public_comments", users, u -> u.totalPublicComments, u -> publicByUser.getOrDefault(u.id, 0L))
-                + row("blog.total_comments (along a path)", blogs, b -> b.totalComments, b -> allByBlog.getOrDefault(b.id, 0L));
+                + row("blog.total_comments (along a path)", blogs, b -> b.totalComments, b -> allByBlog.getOrDefault(b.id, 0L))
+                + row("blog_article.public_commenters", articles, a -> a.publicCommenters,
+                        a -> commentersByArticle.getOrDefault(a.id, 0L));
         System.out.println();
         System.out.println("busiest articles   total_comments (entity / recount)   total_public_comments (entity / recount)");
         articles.stream().sorted(Comparator.comparingLong((Article a) -> -a.totalComments)).limit(5).forEach(a ->
@@ -69,9 +73,15 @@ final class Report {
     }
 
     private static Map<Long, Long> recount(DataSource dataSource, String fk, String where) throws SQLException {
+        return recount(dataSource, fk, "count(*)", where);
+    }
+
+    private static Map<Long, Long> recount(DataSource dataSource, String fk, String aggregate, String where)
+            throws SQLException {
         Map<Long, Long> counts = new HashMap<>();
         try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT " + fk + ", count(*) FROM blog_comment WHERE " + where + " GROUP BY 1")) {
+             ResultSet rs = st.executeQuery("SELECT " + fk + ", " + aggregate + " FROM blog_comment WHERE " + where
+                     + " GROUP BY 1")) {
             while (rs.next()) {
                 counts.put(rs.getLong(1), rs.getLong(2));
             }

@@ -60,4 +60,13 @@ public class Broken {
 
     @CounterCache(source = Remark.class, via = "quotedPost.post", max = "score")
     Integer pathMax;
+
+    @CounterCache(source = Remark.class, via = "post", distinct = "weight")
+    long distinctWeights;
+
+    @CounterCache(source = Remark.class, via = "post", distinct = "quotedPost", strategy = Strategy.UNLOGGED)
+    long unloggedDistinct;
+
+    @CounterCache(source = Remark.class, via = "post", sum = "score", distinct = "status")
+    long sumAndDistinct;
 }

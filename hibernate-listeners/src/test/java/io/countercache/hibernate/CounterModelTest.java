@@ -73,7 +73,7 @@ class CounterModelTest {
     void everyBadDeclarationIsReportedWithTheFieldAndTheFix() {
         assertThatThrownBy(() -> EntityModel.counters(List.of(Post.class, Remark.class, Broken.class), Map.of()))
                 .isInstanceOf(CounterCacheException.class)
-                .hasMessageContaining("17 @CounterCache and @CounterLimit problems")
+                .hasMessageContaining("20 @CounterCache and @CounterLimit problems")
                 .hasMessageContaining("@CounterCache on Broken.primitiveMax: the field is long, which cannot be null when"
                         + " no row counts; declare it as Long (boxed)")
                 .hasMessageContaining("@CounterCache on Broken.textMax: the field is String; a min or max keeps a Long,"
@@ -82,7 +82,13 @@ class CounterModelTest {
                         + " recomputed by the rollup, so that no writer waits for it; use strategy QUEUE or UNLOGGED")
                 .hasMessageContaining("@CounterCache on Broken.mismatchedMin: min = \"score\" is Integer and the field is"
                         + " Long; give the field the attribute's type")
-                .hasMessageContaining("@CounterCache on Broken.sumAndMax: declare one of sum, min and max")
+                .hasMessageContaining("@CounterCache on Broken.sumAndMax: declare one of sum, min, max and distinct")
+                .hasMessageContaining("@CounterCache on Broken.sumAndDistinct: declare one of sum, min, max and distinct")
+                .hasMessageContaining("@CounterCache on Broken.distinctWeights: distinct = \"weight\" is Double; count the"
+                        + " distinct values of a many-to-one, or of an integer, UUID, String or Boolean attribute")
+                .hasMessageContaining("@CounterCache on Broken.unloggedDistinct: strategy UNLOGGED cannot keep a count of"
+                        + " distinct values: its values travel through a queue of their own, which only the queue feeds;"
+                        + " use strategy QUEUE")
                 .hasMessageContaining("@CounterCache on Broken.pathMax: a max along a path is not supported; keep it on"
                         + " quotedPost's entity, straight from the source (via = \"post\" there)")
                 .hasMessageContaining("@CounterLimit(name = \"fortnightly\") on Broken: period = \"1 fortnight\"")

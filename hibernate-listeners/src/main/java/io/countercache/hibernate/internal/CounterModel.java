@@ -201,9 +201,14 @@ public final class CounterModel {
                     + target.getIdentifierProperty().getType().getReturnedClass().getSimpleName()
                     + "; counters need a Long, Integer or UUID identifier");
         }
-        if (!cc.collection().isBlank() && extreme != null) {
-            throw fail(who, "a " + extreme + " of a collection is not supported yet; declare it with source and via"
+        String kind = extreme != null ? "a " + extreme : cc.distinct().isBlank() ? null : "a count of distinct values";
+        if (!cc.collection().isBlank() && kind != null) {
+            throw fail(who, kind + " of a collection is not supported yet; declare it with source and via"
                     + " (a many-to-one of the element pointing back at " + simpleName(target) + ")");
+        }
+        if (!cc.distinct().isBlank() && strategy != Strategy.QUEUE) {
+            throw fail(who, "strategy " + strategy + " cannot keep a count of distinct values: its values travel"
+                    + " through a queue of their own, which only the queue feeds; use strategy QUEUE");
         }
         if (!cc.collection().isBlank()) {
             return new Declared(collectionCounter(metadata, target, who, cc, counter, columnType, keyType, strategy),
@@ -223,6 +228,7 @@ public final class CounterModel {
         CounterDefinition.Extreme aggregate = extreme == null ? null
                 : new CounterDefinition.Extreme(extreme, extremeColumn(who, source, extreme,
                         (extreme.equals("min") ? cc.min() : cc.max()).trim(), field));
+        String distinct = cc.distinct().isBlank() ? null : distinctColumn(who, source, cc.distinct().trim());
         String[] path = cc.via().split("\\.", -1);
         if (extreme != null && path.length > 1) {
             throw fail(who, "a " + extreme + " along a path is not supported; keep it on " + path[0]
@@ -254,7 +260,7 @@ public final class CounterModel {
                 columnName(target.getIdentifier().getColumns().get(0)), keyType,
                 columnName(singleColumn(who, counter)), columnType, sourceTable, columnName(fk),
                 cc.where().isBlank() ? null : cc.where().trim(),
-                sum, strategy, cc.slots(), via, aggregate), target, counter);
+                sum, strategy, cc.slots(), via, aggregate, distinct), target, counter);
     }
 
     private static void checkRoot(String who, PersistentClass source) {
@@ -418,11 +424,15 @@ public final class CounterModel {
             java.time.Instant.class, java.time.OffsetDateTime.class, java.time.LocalDateTime.class,
             java.time.LocalDate.class);
 
-    /** "min" or "max" when the counter keeps an extreme, null for a count or sum; one of sum, min and max at most. */
+    /**
+     * "min" or "max" when the counter keeps an extreme, null for a count, a sum or a count of distinct values; one of
+     * sum, min, max and distinct at most.
+     */
     private static String extremeFunction(String who, CounterCache cc) {
-        long declared = java.util.stream.Stream.of(cc.sum(), cc.min(), cc.max()).filter(a -> !a.isBlank()).count();
+        long declared = java.util.stream.Stream.of(cc.sum(), cc.min(), cc.max(), cc.distinct())
+                .filter(a -> !a.isBlank()).count();
         if (declared > 1) {
-            throw fail(who, "declare one of sum, min and max");
+            throw fail(who, "declare one of sum, min, max and distinct");
         }
         return !cc.min().isBlank() ? "min" : !cc.max().isBlank() ? "max" : null;
     }
@@ -445,6 +455,21 @@ public final class CounterModel {
                     + " that no writer waits for it; use strategy QUEUE or UNLOGGED");
         }
         return singleColumn(who, counter).getSqlType(metadata);
+    }
+
+    /** The Java types whose distinct values a counter counts: each has one text per value in the database. */
+    private static final Set<Class<?>> DISTINCT_TYPES = Set.of(Long.class, long.class, Integer.class, int.class,
+            Short.class, short.class, String.class, java.util.UUID.class, Boolean.class, boolean.class);
+
+    /** The column whose distinct values are counted: a many-to-one's foreign key, or an attribute, or a column. */
+    private static String distinctColumn(String who, PersistentClass source, String name) {
+        return sourceColumn(who, source, "distinct", name, p -> {
+            Class<?> type = p.getType().getReturnedClass();
+            if (!(p.getValue() instanceof ManyToOne) && !DISTINCT_TYPES.contains(type)) {
+                throw fail(who, "distinct = \"" + name + "\" is " + type.getSimpleName() + "; count the distinct values"
+                        + " of a many-to-one, or of an integer, UUID, String or Boolean attribute");
+            }
+        });
     }
 
     /** The column a min or max reads: an attribute of the field's own type, or a column, of the source. */
