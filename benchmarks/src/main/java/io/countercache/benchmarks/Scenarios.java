@@ -508,7 +508,7 @@ final class Scenarios {
     }
 
     private static long queued(Statement st) throws SQLException {
-        try (ResultSet rs = st.executeQuery("SELECT count(*) FROM countercache.delta")) {
+        try (ResultSet rs = st.executeQuery("SELECT depth FROM countercache.queue_state()")) {
             rs.next();
             return rs.getLong(1);
         }
@@ -620,26 +620,38 @@ final class Scenarios {
         return results;
     }
 
-    record ExtremeWrites(String setup, Clients.Result inserts, Clients.Result deletes, long drift) {
+    record AggregateWrites(String setup, Clients.Result inserts, Clients.Result deletes, long drift) {
     }
 
-    /** Scenario 12: writes with a max kept three ways, and the rollup's rate for a max beside a count, per fold. */
-    record Extremes(List<ExtremeWrites> writes, int deltas, Map<Integer, double[]> rollup) {
+    /** Scenarios 12 and 13: writes with an aggregate kept three ways, and the rollup's rate for it beside a count's. */
+    record Aggregates(Aggregate kind, List<AggregateWrites> writes, int deltas, Map<Integer, double[]> rollup) {
     }
 
-    /** Likes on comments, their index by article (which the max needs), and the article's max. */
-    static final String EXTREME_TABLES = """
+    /**
+     * An aggregate as the scenario keeps it: the columns it adds to the blog; the row trigger a developer would write
+     * by hand, and the statement that starts its column from the source; the library's counter; the query that counts
+     * the articles whose column differs from the source; and the queue rows of {@code deltas} changes to
+     * {@code deltas / fold} articles, each article's spread through the queue ({@code %1$d} deltas, {@code %2$d}
+     * articles).
+     */
+    record Aggregate(String name, String tables, String hand, String handStart, CounterDefinition counter,
+                     String drift, String queued) {
+    }
+
+    /** Queue rows of a count or a min or max (see {@link Aggregate#queued}). */
+    static final String QUEUED_COUNT = "INSERT INTO countercache.delta (counter_id, target_id, delta)"
+            + " SELECT %3$d, 1 + g %% %2$d, 1 FROM generate_series(1, %1$d) g";
+
+    /** Scenario 12: the most likes of an article's comments (an index on (article_id, likes) serves the max). */
+    static final Aggregate MAX = new Aggregate("max", """
             ALTER TABLE blog_comment ADD COLUMN likes int NOT NULL DEFAULT 0;
             CREATE INDEX blog_comment_article_likes ON blog_comment (article_id, likes);
             ALTER TABLE blog_article ADD COLUMN most_likes int;
-            """;
-
-    /**
-     * The max a developer would keep by hand: a row trigger that raises the article's max when a new row beats it,
-     * and recomputes it (by the same index) when the row that held it goes or changes. In the writer's transaction,
-     * on the article's row, and not exact under concurrency (two writers each see the other's row uncommitted).
-     */
-    static final String HAND_MAX_SQL = """
+            """,
+            // the max a developer would keep by hand: raised when a new row beats it, recomputed (by the same index)
+            // when the row that held it goes or changes; in the writer's transaction, on the article's row, and not
+            // exact under concurrency (two writers each miss the other's uncommitted row)
+            """
             CREATE FUNCTION hand_max() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
                 IF TG_OP IN ('UPDATE', 'DELETE') THEN
@@ -654,38 +666,90 @@ final class Scenarios {
             END $$;
             CREATE TRIGGER hand_max AFTER INSERT OR DELETE OR UPDATE OF article_id, likes ON blog_comment
                 FOR EACH ROW EXECUTE FUNCTION hand_max();
-            """;
+            """,
+            "UPDATE blog_article a SET most_likes = (SELECT max(likes) FROM blog_comment c WHERE c.article_id = a.id)",
+            new CounterDefinition("Article.mostLikes", new TableName("public", "blog_article"), "id", KeyType.BIGINT,
+                    "most_likes", "integer", Variant.COMMENT, "article_id", null, null, io.countercache.Strategy.QUEUE, 0,
+                    null, new CounterDefinition.Extreme("max", "likes")),
+            "SELECT count(*) FROM blog_article a WHERE a.most_likes IS DISTINCT FROM"
+                    + " (SELECT max(likes) FROM blog_comment c WHERE c.article_id = a.id)",
+            QUEUED_COUNT);
 
-    static final CounterDefinition MOST_LIKES = new CounterDefinition("Article.mostLikes",
-            new TableName("public", "blog_article"), "id", KeyType.BIGINT, "most_likes", "integer", Variant.COMMENT,
-            "article_id", null, null, io.countercache.Strategy.QUEUE, 0, null,
-            new CounterDefinition.Extreme("max", "likes"));
+    /** Scenario 13: the number of different users who commented on an article. */
+    static final Aggregate DISTINCT = new Aggregate("distinct", """
+            ALTER TABLE blog_comment ADD COLUMN likes int NOT NULL DEFAULT 0;
+            ALTER TABLE blog_article ADD COLUMN commenters bigint NOT NULL DEFAULT 0;
+            """,
+            // the distinct count a developer would keep by hand: a count per article and user, and the article's
+            // column moved when one reaches or leaves 0; exact (the count's row lock orders its writers), in the
+            // writer's transaction
+            """
+            CREATE TABLE hand_commenter (article_id bigint, creator_id bigint, n bigint NOT NULL,
+                                         PRIMARY KEY (article_id, creator_id));
+            CREATE FUNCTION hand_distinct() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE
+                left_ bigint;
+            BEGIN
+                IF TG_OP IN ('UPDATE', 'DELETE') AND OLD.creator_id IS NOT NULL THEN
+                    UPDATE hand_commenter h SET n = h.n - 1
+                     WHERE h.article_id = OLD.article_id AND h.creator_id = OLD.creator_id RETURNING h.n INTO left_;
+                    IF left_ = 0 THEN
+                        DELETE FROM hand_commenter h WHERE h.article_id = OLD.article_id AND h.creator_id = OLD.creator_id;
+                        UPDATE blog_article SET commenters = commenters - 1 WHERE id = OLD.article_id;
+                    END IF;
+                END IF;
+                IF TG_OP IN ('INSERT', 'UPDATE') AND NEW.creator_id IS NOT NULL THEN
+                    INSERT INTO hand_commenter AS h VALUES (NEW.article_id, NEW.creator_id, 1)
+                    ON CONFLICT (article_id, creator_id) DO UPDATE SET n = h.n + 1 RETURNING h.n INTO left_;
+                    IF left_ = 1 THEN
+                        UPDATE blog_article SET commenters = commenters + 1 WHERE id = NEW.article_id;
+                    END IF;
+                END IF;
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER hand_distinct AFTER INSERT OR DELETE OR UPDATE OF article_id, creator_id ON blog_comment
+                FOR EACH ROW EXECUTE FUNCTION hand_distinct();
+            """,
+            "INSERT INTO hand_commenter SELECT article_id, creator_id, count(*) FROM blog_comment"
+                    + " WHERE creator_id IS NOT NULL GROUP BY 1, 2;"
+                    + "UPDATE blog_article a SET commenters = (SELECT count(DISTINCT creator_id) FROM blog_comment c"
+                    + " WHERE c.article_id = a.id)",
+            new CounterDefinition("Article.commenters", new TableName("public", "blog_article"), "id", KeyType.BIGINT,
+                    "commenters", "bigint", Variant.COMMENT, "article_id", null, null, io.countercache.Strategy.QUEUE, 0,
+                    null, null, "creator_id"),
+            "SELECT count(*) FROM blog_article a WHERE a.commenters <>"
+                    + " (SELECT count(DISTINCT creator_id) FROM blog_comment c WHERE c.article_id = a.id)",
+            // each article's deltas are its values, 50 users each: a new value for every delta up to 50 per article
+            "INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)"
+                    + " SELECT %3$d, 1 + g %% %2$d, (g / %2$d %% 50)::text, 1 FROM generate_series(1, %1$d) g");
+
     static final CounterDefinition ARTICLE_COUNT = new CounterDefinition("Article.comments",
             new TableName("public", "blog_article"), "id", KeyType.BIGINT, "comments", "bigint", Variant.COMMENT,
             "article_id", null, null);
 
     /**
-     * 12. A max: 4 clients insert single comments with random likes (autocommit), then 4 delete random ones, with no
-     * counter, with the hand-written trigger and with the library's max (rolled up every 100 ms). Then the rollup:
-     * {@code deltas} queued for a count, and then for the max, at 1, 10 and 1,000 per target, each drained alone.
+     * 12 and 13. An aggregate: 4 clients insert single comments with random likes (autocommit), then 4 delete random
+     * ones, with no counter, with the hand-written trigger and with the library's counter (rolled up every 100 ms).
+     * Then the rollup: {@code deltas} queued for a count, and then for the aggregate, at 1, 10 and 1,000 per target,
+     * each drained alone.
      */
-    Extremes extremes() throws Exception {
-        List<ExtremeWrites> writes = new ArrayList<>();
+    Aggregates aggregates(Aggregate kind) throws Exception {
+        List<AggregateWrites> writes = new ArrayList<>();
         for (String setup : List.of("bare", "hand-written", "library")) {
-            try (Server.Db db = server.newDatabase("max_" + setup.replace('-', '_')); Connection c = db.connect();
-                 Statement st = c.createStatement()) {
+            try (Server.Db db = server.newDatabase(kind.name() + "_" + setup.replace('-', '_'));
+                 Connection c = db.connect(); Statement st = c.createStatement()) {
                 BARE.setUp(c, USERS, ARTICLES);
-                st.execute(EXTREME_TABLES);
+                st.execute(kind.tables());
                 st.execute("INSERT INTO blog_comment (creator_id, article_id, message, publish_status, likes) SELECT"
                         + " 1 + g % " + USERS + ", 1 + g % " + ARTICLES + ", 'seed', 'public', (g * 7919) % 100000"
                         + " FROM generate_series(1, 100000) g");
                 if (setup.equals("hand-written")) {
-                    st.execute("UPDATE blog_article a SET most_likes = (SELECT max(likes) FROM blog_comment c"
-                            + " WHERE c.article_id = a.id)");
-                    st.execute(HAND_MAX_SQL);
+                    st.execute(kind.hand());
+                    st.execute(kind.handStart());
                 }
                 if (setup.equals("library")) {
-                    Installation.apply(c, Installation.units(List.of(MOST_LIKES)));
+                    Installation.apply(c, Installation.units(List.of(kind.counter())));
+                    st.execute("CALL countercache.run_recounts()");
                 }
                 st.execute("VACUUM ANALYZE");
                 long top = db.queryLong("SELECT max(id) FROM blog_comment");
@@ -712,32 +776,33 @@ final class Scenarios {
                         st.execute("SELECT countercache.rollup(10000)");
                     }
                 }
-                long drift = setup.equals("bare") ? 0 : db.queryLong("SELECT count(*) FROM blog_article a WHERE"
-                        + " a.most_likes IS DISTINCT FROM (SELECT max(likes) FROM blog_comment c WHERE c.article_id = a.id)");
-                writes.add(new ExtremeWrites(setup, inserts, deletes, drift));
-                log("  max %-12s %,10.0f inserts/s %,10.0f deletes/s, articles off %d", setup, inserts.perSecond(),
-                        deletes.perSecond(), drift);
+                long drift = setup.equals("bare") ? 0 : db.queryLong(kind.drift());
+                writes.add(new AggregateWrites(setup, inserts, deletes, drift));
+                log("  %s %-12s %,10.0f inserts/s %,10.0f deletes/s, articles off %d", kind.name(), setup,
+                        inserts.perSecond(), deletes.perSecond(), drift);
             }
         }
         int deltas = quick ? 20_000 : 100_000;
         Map<Integer, double[]> rollup = new LinkedHashMap<>();
-        try (Server.Db db = server.newDatabase("max_rollup"); Connection c = db.connect(); Statement st = c.createStatement()) {
+        try (Server.Db db = server.newDatabase(kind.name() + "_rollup"); Connection c = db.connect();
+             Statement st = c.createStatement()) {
             BARE.setUp(c, USERS, ARTICLES);
-            st.execute(EXTREME_TABLES);
+            st.execute(kind.tables());
             st.execute("INSERT INTO blog_article (id, content) SELECT g, 'more' FROM generate_series(" + (ARTICLES + 1)
                     + ", 100000) g;"
                     + "INSERT INTO blog_comment (creator_id, article_id, message, publish_status, likes) SELECT"
                     + " 1 + g % " + USERS + ", 1 + g % 100000, 'seed', 'public', g % 1000 FROM generate_series(1, 1000000) g");
-            Installation.apply(c, Installation.units(List.of(ARTICLE_COUNT, MOST_LIKES)));
+            Installation.apply(c, Installation.units(List.of(ARTICLE_COUNT, kind.counter())));
+            st.execute("CALL countercache.run_recounts()");
             st.execute("VACUUM ANALYZE");
             for (int fold : List.of(1, 10, 1000)) {
                 double[] rates = new double[2];
                 int i = 0;
-                for (CounterDefinition counter : List.of(ARTICLE_COUNT, MOST_LIKES)) {
-                    // the deltas of deltas / fold targets, each target's spread through the queue
-                    st.execute("INSERT INTO countercache.delta (counter_id, target_id, delta) SELECT " + counter.id()
-                            + ", 1 + g % " + (deltas / fold) + ", 1 FROM generate_series(1, " + deltas + ") g");
+                for (CounterDefinition counter : List.of(ARTICLE_COUNT, kind.counter())) {
+                    st.execute((counter == ARTICLE_COUNT ? QUEUED_COUNT : kind.queued())
+                            .formatted(deltas, deltas / fold, counter.id()));
                     st.execute("VACUUM ANALYZE countercache.delta");
+                    st.execute("VACUUM ANALYZE countercache.distinct_delta");
                     long started = System.nanoTime();
                     while (db.queryLong("SELECT countercache.rollup(100000)") > 0) {
                         // drain
@@ -745,15 +810,11 @@ final class Scenarios {
                     rates[i++] = deltas / ((System.nanoTime() - started) / 1e9);
                 }
                 rollup.put(fold, rates);
-                log("  max rollup, %,d per target: count %,10.0f deltas/s, max %,10.0f deltas/s", fold, rates[0], rates[1]);
-            }
-            long off = db.queryLong("SELECT count(*) FROM blog_article a WHERE a.most_likes IS DISTINCT FROM"
-                    + " (SELECT max(likes) FROM blog_comment c WHERE c.article_id = a.id)");
-            if (off > 0) {
-                throw new IllegalStateException(off + " articles' max differs from its recount after the rollup");
+                log("  %s rollup, %,d per target: count %,10.0f deltas/s, %s %,10.0f deltas/s", kind.name(), fold,
+                        rates[0], kind.name(), rates[1]);
             }
         }
-        return new Extremes(writes, deltas, rollup);
+        return new Aggregates(kind, writes, deltas, rollup);
     }
 
     private static void comment(Connection c, long user, long article) throws SQLException {
