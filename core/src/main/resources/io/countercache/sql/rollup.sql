@@ -253,16 +253,18 @@ BEGIN
                                       ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED))
             RETURNING q.*
         ), c AS (
-            SELECT * FROM claimed UNION ALL SELECT * FROM claimed_unlogged UNION ALL SELECT * FROM unnest(derived)
+            -- q: one row of a queue (the report counts those); a distinct counter's derived deltas are none
+            SELECT *, 1 AS q FROM claimed UNION ALL SELECT *, 1 FROM claimed_unlogged
+            UNION ALL SELECT *, 0 FROM unnest(derived)
         ), g AS (
             SELECT min(c.id) AS id, c.counter_id, c.target_id, c.target_uuid, sum(c.delta) AS delta,
-                   min(c.enqueued_at) AS enqueued_at, count(*) AS n, max(c.id) AS last
+                   min(c.enqueued_at) AS enqueued_at, sum(c.q) AS n, max(c.id) AS last
               FROM c GROUP BY c.counter_id, c.target_id, c.target_uuid
         ), f AS (
             SELECT g.id, g.counter_id, g.target_id, g.target_uuid, g.delta::bigint AS delta, g.enqueued_at, g.n, g.last
               FROM g WHERE g.delta BETWEEN -9223372036854775808 AND 9223372036854775807
             UNION ALL   -- a sum that is no bigint: its deltas one by one
-            SELECT c.id, c.counter_id, c.target_id, c.target_uuid, c.delta, c.enqueued_at, 1, c.id
+            SELECT c.id, c.counter_id, c.target_id, c.target_uuid, c.delta, c.enqueued_at, c.q, c.id
               FROM g JOIN c ON c.counter_id = g.counter_id AND c.target_id IS NOT DISTINCT FROM g.target_id
                            AND c.target_uuid IS NOT DISTINCT FROM g.target_uuid
              WHERE g.delta NOT BETWEEN -9223372036854775808 AND 9223372036854775807
