@@ -2126,42 +2126,46 @@ $fn$;
 -- Distinct values (a counter with a distinct_column): writers queue +1 and -1 per target and value in distinct_delta.
 -- This first step of a round claims at most max_deltas of them (the oldest, FOR UPDATE SKIP LOCKED, as the round's
 -- claim does), folds them per counter, target and value, adds each sum to the value's count in distinct_value, and
--- queues for the target's column the number of its values whose count became positive less those whose count stopped
--- being positive: an ordinary delta, in the place (id) of the first value delta it stands for, which the rest of the
--- round applies as a count. Returns, per counter, how many value deltas it consumed.
--- Exact under any interleaving of rounds: the upsert (INSERT ... ON CONFLICT DO UPDATE) of a value's count waits for
--- the row lock of any other round that changed it and then returns the count after that round, so the transition is
--- read from the count before and after this round's own sum. Of two rounds with a value's +1 and -1, whichever commits
--- first, the column moves by 0 in all (the count may stay below 0 for a while, when the round holding the -1 commits
--- first: then neither moves it). Rounds upsert in one order (counter, key, value), so no two wait for each other in a
--- cycle, and a wait is bounded by the round's lock timeout, after which the step's deltas stay queued for a later round
--- (rollup_report). A count that reaches 0 is deleted in a second statement, under the lock the upsert took.
-CREATE OR REPLACE FUNCTION countercache.fold_distinct(max_deltas integer)
-RETURNS TABLE (counter_id integer, consumed bigint)
+-- returns for each target's column the number of its values whose count became positive less those whose count
+-- stopped being positive: an ordinary delta (derived), under the id of the first value delta it stands for, which
+-- the rest of the round applies as a count (as if claimed from the queue: a busy row puts it back there). consumed
+-- holds, per counter, how many value deltas it consumed, as the round reports them.
+-- Exact under any interleaving of rounds, and no round waits for another: a round folds a counter's values only while
+-- it holds a transaction-level advisory lock on the counter, tried and never waited for (the values of a counter
+-- another round holds stay queued, unclaimed, for a later round). So the rounds that change a counter's counts follow
+-- each other: each one's upsert (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) finds the counts the last one
+-- committed and no uncommitted row, and each transition is read from a count before and after the round's own sum.
+-- Of a value's +1 and -1 folded by two rounds, in either order, the column moves by 0 in all (the count is -1 for a
+-- while when the -1 is folded first: then neither moves it, and a count below 0 is kept). One lock per counter, not
+-- per value: a round may fold 100,000 values, and advisory locks take room in the shared lock table. A count that
+-- reaches 0 is deleted in a second statement, under the same lock.
+CREATE OR REPLACE FUNCTION countercache.fold_distinct(max_deltas integer, OUT consumed jsonb,
+                                                      OUT derived countercache.delta[])
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 #variable_conflict use_column
 DECLARE
     zeros tid[];
-    report jsonb;
+    mine integer[];
 BEGIN
+    SELECT coalesce(array_agg(k.id), '{}') INTO mine
+      FROM (SELECT k.id FROM countercache.counter k WHERE k.distinct_column IS NOT NULL ORDER BY k.id) k
+     WHERE pg_try_advisory_xact_lock(hashtextextended('countercache.distinct:' || k.id, 0));
     WITH claimed AS (
         DELETE FROM countercache.distinct_delta q
-         WHERE q.ctid = ANY (ARRAY(SELECT p.ctid FROM countercache.distinct_delta p
+         WHERE q.ctid = ANY (ARRAY(SELECT p.ctid FROM countercache.distinct_delta p WHERE p.counter_id = ANY (mine)
                                    ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED))
         RETURNING q.*
     ), g AS (
         SELECT c.counter_id, c.target_id, c.target_uuid, c.value, sum(c.delta)::bigint AS d, min(c.id) AS id,
                min(c.enqueued_at) AS enqueued_at
           FROM claimed c
-         WHERE EXISTS (SELECT FROM countercache.counter k WHERE k.id = c.counter_id)   -- else consumed without effect
          GROUP BY 1, 2, 3, 4
         HAVING sum(c.delta) <> 0
     ), u AS (
         INSERT INTO countercache.distinct_value AS x (counter_id, target_id, target_uuid, value, n)
         SELECT g.counter_id, g.target_id, g.target_uuid, g.value, g.d FROM g
-         ORDER BY g.counter_id, g.target_id, g.target_uuid, g.value
         ON CONFLICT ON CONSTRAINT distinct_value_key DO UPDATE SET n = x.n + excluded.n
         RETURNING x.ctid AS row, x.*
     ), moved AS (
@@ -2173,15 +2177,15 @@ BEGIN
                        AND coalesce(u.target_uuid, '00000000-0000-0000-0000-000000000000')
                            = coalesce(g.target_uuid, '00000000-0000-0000-0000-000000000000')
          GROUP BY g.counter_id, g.target_id, g.target_uuid
-    ), queued AS (
-        INSERT INTO countercache.delta (id, counter_id, target_id, target_uuid, delta, enqueued_at) OVERRIDING SYSTEM VALUE
-        SELECT m.id, m.counter_id, m.target_id, m.target_uuid, m.d, m.enqueued_at FROM moved m WHERE m.d <> 0
     )
     SELECT (SELECT array_agg(u.row) FROM u WHERE u.n = 0),
-           (SELECT jsonb_object_agg(x.counter_id, x.n) FROM (SELECT c.counter_id, count(*) AS n FROM claimed c GROUP BY 1) x)
-      INTO zeros, report;
+           (SELECT coalesce(jsonb_agg(jsonb_build_object('c', x.counter_id, 'n', x.n)), '[]')
+              FROM (SELECT c.counter_id, count(*) AS n FROM claimed c GROUP BY 1) x),
+           (SELECT coalesce(array_agg(ROW(m.id, m.counter_id, m.target_id, m.target_uuid, m.d, m.enqueued_at)
+                                      ::countercache.delta), '{}')
+              FROM moved m WHERE m.d <> 0)
+      INTO zeros, consumed, derived;
     DELETE FROM countercache.distinct_value x WHERE x.ctid = ANY (zeros) AND x.n = 0;
-    RETURN QUERY SELECT e.key::integer, e.value::bigint FROM jsonb_each_text(coalesce(report, '{}')) e;
 END
 $fn$;
 
@@ -2261,6 +2265,7 @@ DECLARE
     given_up_before integer;
     held_ids bigint[];
     held_uuids uuid[];
+    derived countercache.delta[] := '{}';
 BEGIN
     IF max_deltas IS NULL OR max_deltas < 1 THEN
         RAISE EXCEPTION 'countercache.rollup_report: max_deltas must be at least 1, got %', max_deltas
@@ -2268,14 +2273,13 @@ BEGIN
     END IF;
     -- a crash that emptied the unlogged queue is noticed before anything is claimed
     PERFORM countercache.check_unlogged_queue();
-    -- orphans whose target row exists again, the slots' amounts, and the values that reach or leave a count of 0 (see
-    -- fold_distinct) go to the queue first: this round applies them
+    -- orphans whose target row exists again and the slots' amounts go to the queue first, and the values that reach
+    -- or leave a count of 0 (fold_distinct) join the first claim: this round applies them
     PERFORM countercache.adopt_orphans(max_deltas);
     PERFORM countercache.flush_slots(max_deltas);
     IF EXISTS (SELECT FROM countercache.distinct_delta) THEN
         BEGIN
-            SELECT coalesce(jsonb_agg(jsonb_build_object('c', f.counter_id, 'n', f.consumed)), '[]') INTO part
-              FROM countercache.fold_distinct(max_deltas) f;
+            SELECT f.consumed, f.derived INTO part, derived FROM countercache.fold_distinct(max_deltas) f;
             report := report || part;
         EXCEPTION WHEN lock_not_available THEN
             NULL;   -- another round holds a value's count past the lock timeout: these deltas wait for a later round
@@ -2294,16 +2298,18 @@ BEGIN
                                       ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED))
             RETURNING q.*
         ), c AS (
-            SELECT * FROM claimed UNION ALL SELECT * FROM claimed_unlogged
+            -- q: one row of a queue (the report counts those); a distinct counter's derived deltas are none
+            SELECT *, 1 AS q FROM claimed UNION ALL SELECT *, 1 FROM claimed_unlogged
+            UNION ALL SELECT *, 0 FROM unnest(derived)
         ), g AS (
             SELECT min(c.id) AS id, c.counter_id, c.target_id, c.target_uuid, sum(c.delta) AS delta,
-                   min(c.enqueued_at) AS enqueued_at, count(*) AS n, max(c.id) AS last
+                   min(c.enqueued_at) AS enqueued_at, sum(c.q) AS n, max(c.id) AS last
               FROM c GROUP BY c.counter_id, c.target_id, c.target_uuid
         ), f AS (
             SELECT g.id, g.counter_id, g.target_id, g.target_uuid, g.delta::bigint AS delta, g.enqueued_at, g.n, g.last
               FROM g WHERE g.delta BETWEEN -9223372036854775808 AND 9223372036854775807
             UNION ALL   -- a sum that is no bigint: its deltas one by one
-            SELECT c.id, c.counter_id, c.target_id, c.target_uuid, c.delta, c.enqueued_at, 1, c.id
+            SELECT c.id, c.counter_id, c.target_id, c.target_uuid, c.delta, c.enqueued_at, c.q, c.id
               FROM g JOIN c ON c.counter_id = g.counter_id AND c.target_id IS NOT DISTINCT FROM g.target_id
                            AND c.target_uuid IS NOT DISTINCT FROM g.target_uuid
              WHERE g.delta NOT BETWEEN -9223372036854775808 AND 9223372036854775807
@@ -2312,6 +2318,7 @@ BEGIN
                array_agg(f.delta), array_agg(f.enqueued_at), array_agg(f.n), array_agg(f.last)
           INTO ids, cids, tids, tuuids, deltas, ats, ns, lasts
           FROM f;
+        derived := '{}';   -- the first pass applies them, or puts them in the queue
 
         -- deltas of counters that are no longer installed are consumed without effect
         SELECT coalesce(jsonb_agg(jsonb_build_object('c', g.c, 'n', g.n)), '[]') INTO part
@@ -3012,7 +3019,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '95736ba61d29fb0d' $fn$;
+AS $fn$ SELECT '4b16c7c4d5575433' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
