@@ -1254,6 +1254,15 @@ LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT extr
 CREATE OR REPLACE FUNCTION countercache.as_number(value date) RETURNS numeric
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT extract(epoch FROM value) $fn$;
 
+-- The keys of one batch of a recount, ($1, $2] in the counter's key type ($1 or $2 NULL: open), as a condition on key.
+CREATE OR REPLACE FUNCTION countercache.in_batch_sql(c countercache.counter, key text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format('($1::%1$s IS NULL OR %2$s > $1::%1$s) AND ($2::%1$s IS NULL OR %2$s <= $2::%1$s)', c.key_type, key)
+$fn$;
+
 -- The query of drift_sql (below) for a distinct counter, whose state has two levels, each kept by its own correction:
 --   per value: the count kept in distinct_value plus the value's queued deltas equals the source's count of rows with
 --     that value (vfix: per key k and value v, the difference d, which the recount queues as a value delta);
@@ -1269,14 +1278,14 @@ AS $fn$
     SELECT format(
         $q$WITH src AS (
                SELECT x.k, x.v, sum(x.d) AS n FROM (%1$s) x
-                WHERE ($1::%2$s IS NULL OR x.k > $1::%2$s) AND ($2::%2$s IS NULL OR x.k <= $2::%2$s)
+                WHERE %2$s
                 GROUP BY 1, 2
            ), kept AS (
                SELECT x.%6$I AS k, x.value AS v, x.n FROM countercache.distinct_value x
-                WHERE x.counter_id = $3 AND ($1::%2$s IS NULL OR x.%6$I > $1::%2$s) AND ($2::%2$s IS NULL OR x.%6$I <= $2::%2$s)
+                WHERE x.counter_id = $3 AND %9$s
            ), waiting AS (
                SELECT x.%6$I AS k, x.value AS v, sum(x.delta) AS n FROM countercache.distinct_delta x
-                WHERE x.counter_id = $3 AND ($1::%2$s IS NULL OR x.%6$I > $1::%2$s) AND ($2::%2$s IS NULL OR x.%6$I <= $2::%2$s)
+                WHERE x.counter_id = $3 AND %9$s
                 GROUP BY 1, 2
            ), vfix AS (
                SELECT coalesce(s.k, x.k, w.k) AS k, coalesce(s.v, x.v, w.v) AS v,
@@ -1289,11 +1298,11 @@ AS $fn$
                SELECT x.k, count(*) AS n FROM kept x WHERE x.n > 0 GROUP BY 1
            ), t AS (
                SELECT t.%5$I AS k, t.%7$I::numeric AS n FROM %3$I.%4$I t
-                WHERE ($1::%2$s IS NULL OR t.%5$I > $1::%2$s) AND ($2::%2$s IS NULL OR t.%5$I <= $2::%2$s)
+                WHERE %10$s
            ), p AS (
                SELECT q.k, sum(q.amount) AS n, sum(q.amount) FILTER (WHERE q.place <> 'value queue') AS counted
                  FROM (%8$s) q
-                WHERE ($1::%2$s IS NULL OR q.k > $1::%2$s) AND ($2::%2$s IS NULL OR q.k <= $2::%2$s)
+                WHERE %11$s
                 GROUP BY 1
            ), fix AS (
                SELECT a.k, coalesce(r.n, 0) AS exact, t.n AS stored, coalesce(p.n, 0) AS pending,
@@ -1304,8 +1313,10 @@ AS $fn$
                  LEFT JOIN r ON r.k = a.k LEFT JOIN t ON t.k = a.k LEFT JOIN p ON p.k = a.k LEFT JOIN h ON h.k = a.k
            )$q$,
         countercache.contributions_sql(c, format('%I.%I', c.source_schema, c.source_table), 1),
-        c.key_type, c.target_schema, c.target_table, c.target_key, countercache.key_column(c), c.target_column,
-        countercache.pending_sql(c))
+        countercache.in_batch_sql(c, 'x.k'), c.target_schema, c.target_table, c.target_key, countercache.key_column(c),
+        c.target_column, countercache.pending_sql(c),
+        countercache.in_batch_sql(c, format('x.%I', countercache.key_column(c))),
+        countercache.in_batch_sql(c, format('t.%I', c.target_key)), countercache.in_batch_sql(c, 'q.k'))
 $fn$;
 
 -- The query that compares a counter with a recount of its source, for the keys in ($1, $2] ($1 or $2 NULL: open),
@@ -1324,14 +1335,14 @@ AS $fn$
     SELECT format(
         $q$WITH r AS (
                SELECT x.k, %8$s AS n FROM (%1$s) x
-                WHERE ($1::%2$s IS NULL OR x.k > $1::%2$s) AND ($2::%2$s IS NULL OR x.k <= $2::%2$s)
+                WHERE %2$s
                 GROUP BY 1
            ), t AS (
                SELECT t.%5$I AS k, %6$s AS n FROM %3$I.%4$I t
-                WHERE ($1::%2$s IS NULL OR t.%5$I > $1::%2$s) AND ($2::%2$s IS NULL OR t.%5$I <= $2::%2$s)
+                WHERE %11$s
            ), p AS (
                SELECT q.k, sum(q.amount) AS n FROM (%7$s) q
-                WHERE ($1::%2$s IS NULL OR q.k > $1::%2$s) AND ($2::%2$s IS NULL OR q.k <= $2::%2$s)
+                WHERE %12$s
                 GROUP BY 1
            ), fix AS (
                SELECT coalesce(r.k, t.k, p.k) AS k, %9$s AS exact, t.n AS stored, coalesce(p.n, 0) AS pending,
@@ -1342,7 +1353,7 @@ AS $fn$
              THEN countercache.contributions_sql(c, format('%I.%I', c.source_schema, c.source_table), 1)
              ELSE format('SELECT %1$I.%2$I AS k, %1$I.%3$I AS v FROM %4$I.%1$I AS %1$I WHERE %5$s', c.source_table,
                          c.source_fk, c.aggregate_column, c.source_schema, countercache.counts_sql(c)) END,
-        c.key_type, c.target_schema, c.target_table, c.target_key,
+        countercache.in_batch_sql(c, 'x.k'), c.target_schema, c.target_table, c.target_key,
         CASE WHEN c.aggregate IS NULL
              THEN format('coalesce(t.%I, 0)::numeric * %s', c.target_column, (10::numeric ^ c.scale)::bigint)
              ELSE format('countercache.as_number(t.%I)', c.target_column) END,
@@ -1351,7 +1362,8 @@ AS $fn$
              ELSE format('countercache.as_number(%s(x.v))', c.aggregate) END,
         CASE WHEN c.aggregate IS NULL THEN 'coalesce(r.n, 0)' ELSE 'r.n' END,
         CASE WHEN c.aggregate IS NULL THEN 'coalesce(r.n, 0) - coalesce(t.n, 0) - coalesce(p.n, 0)'
-             ELSE 'CASE WHEN t.k IS NOT NULL AND coalesce(p.n, 0) = 0 AND r.n IS DISTINCT FROM t.n THEN 1 ELSE 0 END' END)
+             ELSE 'CASE WHEN t.k IS NOT NULL AND coalesce(p.n, 0) = 0 AND r.n IS DISTINCT FROM t.n THEN 1 ELSE 0 END' END,
+        countercache.in_batch_sql(c, format('t.%I', c.target_key)), countercache.in_batch_sql(c, 'q.k'))
      WHERE c.distinct_column IS NULL
     UNION ALL
     SELECT countercache.distinct_drift_sql(c) WHERE c.distinct_column IS NOT NULL
@@ -1432,12 +1444,11 @@ BEGIN
             upto := NULL;   -- the last batch reaches to the end of the key space, beyond the last target row
         END IF;
     END IF;
-    kc := CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END;
+    kc := countercache.key_column(c);
     EXECUTE countercache.drift_sql(c) || format(
         $q$, retried AS (
                DELETE FROM countercache.dead_letter q
-                WHERE q.counter_id = $3
-                  AND ($1::%2$s IS NULL OR q.%1$I > $1::%2$s) AND ($2::%2$s IS NULL OR q.%1$I <= $2::%2$s)
+                WHERE q.counter_id = $3 AND %2$s
                RETURNING q.%1$I AS k, q.delta, q.first_enqueued_at
            ), requeued AS (
                INSERT INTO countercache.delta (counter_id, %1$I, delta, enqueued_at)
@@ -1446,7 +1457,8 @@ BEGIN
                INSERT INTO countercache.delta (counter_id, %1$I, delta)
                SELECT $3, f.k, f.d FROM fix f WHERE f.d <> 0
            )%3$s
-           SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM fix f WHERE f.d <> 0 OR f.off)$q$, kc, c.key_type,
+           SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM fix f WHERE f.d <> 0 OR f.off)$q$, kc,
+           countercache.in_batch_sql(c, format('q.%I', kc)),
            CASE WHEN c.distinct_column IS NOT NULL THEN format($q$, values_queued AS (
                INSERT INTO countercache.distinct_delta (counter_id, %I, value, delta)
                SELECT $3, v.k, v.v, v.d FROM vfix v WHERE v.d <> 0
@@ -3019,7 +3031,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '4b16c7c4d5575433' $fn$;
+AS $fn$ SELECT '7658f3a7996f2d16' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
