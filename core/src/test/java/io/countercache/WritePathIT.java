@@ -132,6 +132,12 @@ class WritePathIT {
         db.execute("UPDATE blog_comment SET message = 'edited' WHERE id = " + c);
         db.execute("UPDATE blog_comment SET publish_status = 'public' WHERE id = " + c);
         assertThat(queued()).isZero();
+        db.execute("UPDATE blog_comment SET likes = likes + 1 WHERE id = " + c);
+        assertThat(db.queryRows("SELECT DISTINCT counter_id::text FROM countercache.delta ORDER BY 1"))
+                .as("only the counters that read likes queue a change of likes")
+                .containsExactlyInAnyOrder(List.of(String.valueOf(BlogSchema.ARTICLE_LIKES.id())),
+                        List.of(String.valueOf(BlogSchema.ARTICLE_MOST_LIKES.id())));
+        BlogSchema.assertExactAfterRollup(db);
     }
 
     @Test

@@ -142,7 +142,30 @@ BEGIN
         END LOOP;
         END IF;
     ELSIF TG_OP = 'UPDATE' THEN
-        IF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
+        SELECT CASE WHEN NOT EXISTS (SELECT FROM countercache_new OFFSET 1) THEN EXISTS (SELECT FROM (SELECT ROW(tagging.tag_id, (true)) AS sig FROM countercache_old AS tagging) o, (SELECT ROW(tagging.tag_id, (true)) AS sig FROM countercache_new AS tagging) n WHERE o.sig IS DISTINCT FROM n.sig) END INTO changed;
+        IF changed THEN
+        FOR r IN SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Tag.uses */ tagging.tag_id IS NOT NULL AND (true) THEN tagging.tag_id END AS k1, -1 AS d1, NULL::text AS v1, ROW(tagging.tag_id, (true)) AS s1 FROM countercache_old AS tagging) o, (SELECT CASE WHEN /* @CounterCache on Tag.uses */ tagging.tag_id IS NOT NULL AND (true) THEN tagging.tag_id END AS k1, 1 AS d1, NULL::text AS v1, ROW(tagging.tag_id, (true)) AS s1 FROM countercache_new AS tagging) n,
+            LATERAL (VALUES (314919807, o.k1, o.v1, o.d1, o.s1 IS DISTINCT FROM n.s1), (314919807, n.k1, n.v1, n.d1, o.s1 IS DISTINCT FROM n.s1)) AS x(c, k, v, d, moved) WHERE x.moved AND x.k IS NOT NULL AND x.d <> 0 ORDER BY k LOOP
+            SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
+            IF FOUND THEN
+                UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
+            ELSE
+                INSERT INTO countercache.slot (counter_id, target_id, slot, n)
+                SELECT 314919807, r.k, f.s, r.d FROM (
+                    SELECT g.s FROM generate_series(0, 3) AS g(s)
+                     WHERE NOT EXISTS (SELECT FROM countercache.slot y WHERE y.counter_id = 314919807 AND y.target_id = r.k AND y.slot = g.s)
+                     ORDER BY random() OFFSET 0) AS f   -- OFFSET 0: try the locks one by one
+                 WHERE pg_try_advisory_xact_lock(hashtextextended('314919807:' || r.k || ':' || f.s, 0))
+                 LIMIT 1
+                ON CONFLICT ON CONSTRAINT slot_key DO NOTHING;
+                IF NOT FOUND THEN
+                    INSERT INTO countercache.delta (counter_id, target_id, delta) VALUES (314919807, r.k, r.d);
+                END IF;
+            END IF;
+        END LOOP;
+        ELSIF changed IS NOT NULL THEN
+            RETURN NULL;   -- nothing counted changed
+        ELSIF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
         IF NOT EXISTS (SELECT FROM (SELECT tagging.id AS k1, ROW(tagging.tag_id, (true)) AS sig FROM countercache_new AS tagging) n LEFT JOIN (SELECT tagging.id AS k1, ROW(tagging.tag_id, (true)) AS sig FROM countercache_old AS tagging) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL) THEN
             RETURN NULL;   -- nothing counted changed
         END IF;
