@@ -78,7 +78,7 @@ BEGIN
 END
 $fn$;
 
-SELECT countercache.begin_upgrades(5);
+SELECT countercache.begin_upgrades(6);
 SELECT countercache.upgrade(1, $upgrade$
 -- Version 1: the tables of countercache 0.1 (the catalog, the queues, slots, parked deltas, recount jobs, limits).
 -- Runs once, on a database without them. An installation made before schema versions existed is taken to be at
@@ -298,6 +298,11 @@ CREATE TABLE countercache.distinct_value (
     n           bigint  NOT NULL,
     CONSTRAINT distinct_value_key UNIQUE NULLS NOT DISTINCT (counter_id, target_id, target_uuid, value)
 ) WITH (fillfactor = 70);
+$upgrade$);
+SELECT countercache.upgrade(6, $upgrade$
+-- Version 6: a statement that updated one row takes its own path, as one that inserted or deleted one did, so the
+-- generator of that path takes the rows added and removed; its former signature goes, so that no call can reach it.
+DROP FUNCTION IF EXISTS countercache.single_sql(countercache.counter[], text, integer);
 $upgrade$);
 
 -- The catalog: a counter's definition, checked and recorded (define_counter), and forgotten (forget, prune,
@@ -695,14 +700,30 @@ AS $fn$
                   i, countercache.amount_sql(c, sign), countercache.value_sql(c))
 $fn$;
 
--- Every counter of cs for the one row of rows, in one row (see row_contribution_sql).
-CREATE OR REPLACE FUNCTION countercache.row_contributions_sql(cs countercache.counter[], rows text, sign integer)
+-- What counter c reads of a source row (aliased as the source table): the key it points at, its condition, its summed,
+-- min/max or distinct column. Two versions of a row with the same signature contribute the same to c.
+CREATE OR REPLACE FUNCTION countercache.signature_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format('%1$I.%2$I, (%3$s)', c.source_table, c.source_fk, coalesce(c.condition, 'true'))
+        || CASE WHEN coalesce(c.sum_column, c.aggregate_column, c.distinct_column) IS NULL THEN ''
+                ELSE format(', %I.%I', c.source_table, coalesce(c.sum_column, c.aggregate_column, c.distinct_column)) END
+$fn$;
+
+-- Every counter of cs for the one row of rows, in one row (see row_contribution_sql); with signed, each counter's
+-- signature too, as column s<i>.
+CREATE OR REPLACE FUNCTION countercache.row_contributions_sql(cs countercache.counter[], rows text, sign integer,
+                                                              signed boolean DEFAULT false)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format('SELECT %s FROM %s AS %I',
-                  string_agg(countercache.row_contribution_sql(cs[i], i, sign), ', ' ORDER BY i), rows,
+                  string_agg(countercache.row_contribution_sql(cs[i], i, sign)
+                             || CASE WHEN signed THEN format(', ROW(%s) AS s%s', countercache.signature_sql(cs[i]), i)
+                                     ELSE '' END, ', ' ORDER BY i), rows,
                   (cs[1]).source_table)
       FROM generate_subscripts(cs, 1) i
 $fn$;
@@ -738,16 +759,26 @@ AS $fn$
      WHERE s.side IS NOT NULL
 $fn$;
 
--- The deltas of a statement that inserted or deleted one row (rows holds at most one): the row's contributions
--- (row_contributions_sql) turned into (c, k, v, d) rows by a VALUES list. No sort, no grouping, no join.
-CREATE OR REPLACE FUNCTION countercache.single_sql(cs countercache.counter[], rows text, sign integer)
+-- The deltas of a statement that wrote one row (added and removed hold at most one each, either NULL): the row's
+-- contributions (row_contributions_sql) turned into (c, k, v, d) rows by a VALUES list. No sort, no grouping, no join.
+-- An update's old and new versions count only for the counters whose signature differs between them (for the others
+-- they would cancel), so an update that changes nothing counted yields no row.
+CREATE OR REPLACE FUNCTION countercache.single_sql(cs countercache.counter[], added text, removed text)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format(E'SELECT x.c, x.k, x.v, x.d FROM (%s) r,\n            LATERAL (VALUES %s) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0',
-                  countercache.row_contributions_sql(cs, rows, sign),
-                  string_agg(format('(%s, r.k%s, r.v%2$s, r.d%2$s)', (cs[i]).id, i), ', ' ORDER BY i))
+    SELECT CASE WHEN added IS NULL OR removed IS NULL
+        THEN format(E'SELECT x.c, x.k, x.v, x.d FROM (%s) r,\n            LATERAL (VALUES %s) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0',
+                    countercache.row_contributions_sql(cs, coalesce(added, removed), CASE WHEN added IS NULL THEN -1 ELSE 1 END),
+                    string_agg(format('(%s, r.k%s, r.v%2$s, r.d%2$s)', (cs[i]).id, i), ', ' ORDER BY i))
+        ELSE format(E'SELECT x.c, x.k, x.v, x.d FROM (%s) o, (%s) n,\n            LATERAL (VALUES %s) AS x(c, k, v, d, moved)'
+                    || ' WHERE x.moved AND x.k IS NOT NULL AND x.d <> 0',
+                    countercache.row_contributions_sql(cs, removed, -1, true),
+                    countercache.row_contributions_sql(cs, added, 1, true),
+                    string_agg(format('(%1$s, o.k%2$s, o.v%2$s, o.d%2$s, o.s%2$s IS DISTINCT FROM n.s%2$s), '
+                                      || '(%1$s, n.k%2$s, n.v%2$s, n.d%2$s, o.s%2$s IS DISTINCT FROM n.s%2$s)', (cs[i]).id, i),
+                               ', ' ORDER BY i)) END
       FROM generate_subscripts(cs, 1) i
 $fn$;
 
@@ -759,8 +790,7 @@ LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT CASE WHEN bool_or(countercache.sums_bigint(c)) THEN 'SELECT p.c, p.k, p.v, q.d FROM (' ELSE '' END
-        || CASE WHEN single THEN countercache.single_sql(cs, coalesce(added, removed),
-                                                         CASE WHEN added IS NULL THEN -1 ELSE 1 END)
+        || CASE WHEN single THEN countercache.single_sql(cs, added, removed)
                 ELSE countercache.fold_sql(cs, added, removed) END
         || CASE WHEN bool_or(countercache.sums_bigint(c))
                 THEN E') p,\n            LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d'
@@ -892,9 +922,9 @@ AS $fn$
 $fn$;
 
 -- Skips an UPDATE that changed nothing any counter of cs reads: when every new row has an old row with its primary
--- key and the same signature (per counter: the key it points at, its condition, its summed, min/max or distinct column),
--- every contribution the UPDATE takes back it adds again. One hash join of the two transition tables on the key,
--- where the fold would read each once per counter. Empty for a table without a primary key.
+-- key and the same signature (signature_sql, of every counter), every contribution the UPDATE takes back it adds
+-- again. One hash join of the two transition tables on the key, where the fold would read each once per counter.
+-- Empty for a table without a primary key.
 CREATE OR REPLACE FUNCTION countercache.unchanged_sql(cs countercache.counter[], dynamic boolean)
 RETURNS text
 LANGUAGE sql STABLE
@@ -917,36 +947,31 @@ AS $fn$
                       FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
                      WHERE i.indrelid = to_regclass(format('%I.%I', (cs[1]).source_schema, (cs[1]).source_table))
                        AND i.indisprimary) a) k,
-           (SELECT string_agg(format('%1$I.%2$I, (%3$s)%4$s', c.source_table, c.source_fk, coalesce(c.condition, 'true'),
-                                     CASE WHEN coalesce(c.sum_column, c.aggregate_column, c.distinct_column) IS NULL THEN ''
-                                          ELSE format(', %I.%I', c.source_table,
-                                                      coalesce(c.sum_column, c.aggregate_column, c.distinct_column)) END),
-                              ', ' ORDER BY c.name)
-                   AS sig
+           (SELECT string_agg(countercache.signature_sql(c), ', ' ORDER BY c.name) AS sig
               FROM unnest(cs) c) s) q
 $fn$;
 
--- One branch of a capture (see sized_capture_sql): the early exit of an update, the locks, the capture.
+-- One branch of a capture (see sized_capture_sql): the early exit of an update of many rows, the locks, the capture.
 CREATE OR REPLACE FUNCTION countercache.capture_work_sql(cs countercache.counter[], added text, removed text,
                                                          single boolean, dynamic boolean)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT CASE WHEN added IS NOT NULL AND removed IS NOT NULL THEN countercache.unchanged_sql(cs, dynamic) ELSE '' END
+    SELECT CASE WHEN added IS NOT NULL AND removed IS NOT NULL AND NOT single
+                THEN countercache.unchanged_sql(cs, dynamic) ELSE '' END
         || CASE WHEN removed IS NOT NULL THEN countercache.lock_vias_sql(cs, removed, dynamic) ELSE '' END
         || countercache.capture_sql(cs, added, removed, single, dynamic)
 $fn$;
 
 -- A capture's work for the rows added and removed (transition tables, either NULL), by the statement's size:
---   one row inserted or deleted: single_sql;
+--   one row inserted, updated or deleted: single_sql;
 --   up to 1,000 rows: the fold, with the plan cached from the first such statement;
 --   more: the fold planned anew for the statement at hand (EXECUTE), so that a bulk statement never runs a plan made
 --     for a few rows (planning takes a fraction of a millisecond; 1,000 rows take several).
--- An UPDATE of one row is folded: its old and new contributions cancel for the counters it leaves alone, which the
--- fold finds for less than single_sql's two rows per counter would cost (measured), and each check of size costs a
--- statement, so an update has one only. An UPDATE first returns when nothing counted changed (unchanged_sql); an
--- UPDATE or DELETE locks the middle rows of the rows it takes back (lock_vias_sql).
+-- An UPDATE first returns when nothing counted changed: of one row, when its two versions have the same signatures
+-- (one query over the transition tables, which also tells the sizes apart, so the queue is not even opened); of
+-- many, unchanged_sql. An UPDATE or DELETE locks the middle rows of the rows it takes back (lock_vias_sql).
 CREATE OR REPLACE FUNCTION countercache.sized_capture_sql(cs countercache.counter[], added text, removed text)
 RETURNS text
 LANGUAGE sql STABLE
@@ -954,9 +979,16 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT CASE WHEN added IS NULL OR removed IS NULL
                 THEN format(E'        IF NOT EXISTS (SELECT FROM %s OFFSET 1) THEN\n', coalesce(added, removed))
-                     || countercache.capture_work_sql(cs, added, removed, true, false) || '        ELSIF'
-                ELSE '        IF' END
-        || format(E' NOT EXISTS (SELECT FROM %s OFFSET 1000) THEN\n', coalesce(added, removed))
+                     || countercache.capture_work_sql(cs, added, removed, true, false)
+                ELSE format(E'        SELECT CASE WHEN NOT EXISTS (SELECT FROM %1$s OFFSET 1) THEN EXISTS (SELECT FROM '
+                            || E'(SELECT ROW(%3$s) AS sig FROM %2$s AS %4$I) o, (SELECT ROW(%3$s) AS sig FROM %1$s AS %4$I) n '
+                            || E'WHERE o.sig IS DISTINCT FROM n.sig) END INTO changed;\n',
+                            added, removed,
+                            (SELECT string_agg(countercache.signature_sql(c), ', ' ORDER BY c.name) FROM unnest(cs) c),
+                            (cs[1]).source_table)
+                     || E'        IF changed THEN\n' || countercache.capture_work_sql(cs, added, removed, true, false)
+                     || E'        ELSIF changed IS NOT NULL THEN\n            RETURN NULL;   -- nothing counted changed\n' END
+        || format(E'        ELSIF NOT EXISTS (SELECT FROM %s OFFSET 1000) THEN\n', coalesce(added, removed))
         || countercache.capture_work_sql(cs, added, removed, false, false)
         || E'        ELSE\n' || countercache.capture_work_sql(cs, added, removed, false, true) || E'        END IF;\n'
 $fn$;
@@ -3028,7 +3060,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '7658f3a7996f2d16' $fn$;
+AS $fn$ SELECT '229cf0220587c6ed' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
