@@ -70,6 +70,32 @@ class CounterModelTest {
     }
 
     @Test
+    void eachKindOfHierarchyCountsTheRowsOfItsClassAndTheRestAreRefusedWithTheFix() {
+        assertThat(EntityModel.counters(List.of(Desk.class, Feedback.class, Praise.class, Urgent.class, Task.class,
+                        Ticket.class, Duty.class, Chore.class), Map.of()))
+                .extracting(CounterDefinition::declaredBy, d -> d.source().toString(), CounterDefinition::sourceFk,
+                        CounterDefinition::condition)
+                .containsExactlyInAnyOrder(
+                        tuple("Desk.feedback", "public.feedback", "desk_id", null),
+                        tuple("Desk.praise", "public.feedback", "desk_id", "\"dtype\" IN ('Praise', 'it''s urgent')"),
+                        tuple("Desk.openPraise", "public.feedback", "desk_id",
+                                "\"dtype\" IN ('Praise', 'it''s urgent') AND (open)"),
+                        tuple("Desk.urgent", "public.feedback", "desk_id", "\"dtype\" IN ('it''s urgent')"),
+                        tuple("Desk.tasks", "public.task", "desk_id", null),
+                        tuple("Desk.tickets", "public.ticket", "queue_id", null),
+                        tuple("Desk.chores", "public.chore", "desk_id", null));
+        assertThatThrownBy(() -> EntityModel.counters(List.of(Office.class, Errand.class, Delivery.class, Visit.class,
+                Inspection.class), Map.of()))
+                .hasMessageContaining("2 @CounterCache problems")
+                .hasMessageContaining("@CounterCache on Office.errands: source = Errand is a TABLE_PER_CLASS class with"
+                        + " subclasses, whose instances live in one table per concrete class; count each concrete class"
+                        + " into a counter of its own, or map the hierarchy SINGLE_TABLE or JOINED")
+                .hasMessageContaining("@CounterCache on Office.inspections: via = \"office\": the column of office is in"
+                        + " table visit, and the rows of Inspection are in inspection (JOINED); count Visit instead, or"
+                        + " declare office on Inspection");
+    }
+
+    @Test
     void everyBadDeclarationIsReportedWithTheFieldAndTheFix() {
         assertThatThrownBy(() -> EntityModel.counters(List.of(Post.class, Remark.class, Broken.class), Map.of()))
                 .isInstanceOf(CounterCacheException.class)

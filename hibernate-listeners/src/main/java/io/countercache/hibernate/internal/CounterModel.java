@@ -25,7 +25,10 @@ import org.hibernate.mapping.PersistentClass;
 import org.hibernate.mapping.Property;
 import org.hibernate.mapping.RootClass;
 import org.hibernate.mapping.Selectable;
+import org.hibernate.mapping.SingleTableSubclass;
 import org.hibernate.mapping.Table;
+import org.hibernate.mapping.UnionSubclass;
+import org.hibernate.mapping.Value;
 
 import java.lang.reflect.Field;
 import java.math.BigDecimal;
@@ -223,7 +226,7 @@ public final class CounterModel {
             throw fail(who, "source = " + cc.source().getSimpleName() + ".class is not an entity of this persistence"
                     + " unit; annotate it with @Entity and list it with the others");
         }
-        checkRoot(who, source);
+        String rows = rowsOf(who, source);
         String sum = cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim(), counter);
         CounterDefinition.Extreme aggregate = extreme == null ? null
                 : new CounterDefinition.Extreme(extreme, extremeColumn(who, source, extreme,
@@ -245,29 +248,70 @@ public final class CounterModel {
         } else {
             ManyToOne first = manyToOne(who, cc.via(), source, path[0], null);
             PersistentClass middle = metadata.getEntityBinding(first.getReferencedEntityName());
-            KeyType middleKey = middle == null || middle.getIdentifier().getColumnSpan() != 1 ? null
+            KeyType middleKey = middle == null || middle.getKey().getColumnSpan() != 1 ? null
                     : keyType(middle.getIdentifierProperty().getType().getReturnedClass());
             if (middleKey == null) {
                 throw fail(who, "via = \"" + cc.via() + "\" passes through " + first.getReferencedEntityName()
                         + ", which needs a single-column Long, Integer or UUID identifier");
             }
             fk = viaColumn(who, cc.via(), source, path[0], middle);
-            via = new Via(tableName(metadata, middle.getTable()), columnName(middle.getIdentifier().getColumns().get(0)),
+            via = new Via(tableName(metadata, middle.getTable()), columnName(middle.getKey().getColumns().get(0)),
                     middleKey, columnName(viaColumn(who, cc.via(), middle, path[1], target)));
         }
         TableName sourceTable = tableName(metadata, source.getTable());
         return new Declared(new CounterDefinition(who, tableName(metadata, target.getTable()),
-                columnName(target.getIdentifier().getColumns().get(0)), keyType,
+                columnName(target.getKey().getColumns().get(0)), keyType,
                 columnName(singleColumn(who, counter)), columnType, sourceTable, columnName(fk),
-                cc.where().isBlank() ? null : cc.where().trim(),
+                and(rows, cc.where().isBlank() ? null : cc.where().trim()),
                 sum, strategy, cc.slots(), via, aggregate, distinct), target, counter);
     }
 
-    private static void checkRoot(String who, PersistentClass source) {
-        if (!(source instanceof RootClass) || source.hasSubclasses()) {
-            throw fail(who, "source = " + simpleName(source) + " is part of an inheritance hierarchy; counting"
-                    + " entities of a hierarchy is not supported yet, count a root entity without subclasses");
+    /**
+     * Which rows of source's table are instances of source, as a condition on them; null when every row is. Every row
+     * is for an entity outside a hierarchy, the root of a SINGLE_TABLE or JOINED hierarchy (its table holds every
+     * instance), a JOINED subclass (its own table holds its instances and its subclasses') and a TABLE_PER_CLASS class
+     * without subclasses (its own table). A SINGLE_TABLE subclass's rows are those of its discriminator values, its
+     * own and its subclasses'. A TABLE_PER_CLASS class with subclasses is refused: its instances live in several
+     * tables.
+     */
+    private static String rowsOf(String who, PersistentClass source) {
+        if (source.hasSubclasses() && source.getSubclasses().stream().anyMatch(k -> k instanceof UnionSubclass)) {
+            throw fail(who, "source = " + simpleName(source) + " is a TABLE_PER_CLASS class with subclasses, whose"
+                    + " instances live in one table per concrete class; count each concrete class into a counter of"
+                    + " its own, or map the hierarchy SINGLE_TABLE or JOINED");
         }
+        if (!(source instanceof SingleTableSubclass)) {
+            return null;
+        }
+        Value discriminator = source.getRootClass().getDiscriminator();
+        if (discriminator == null || discriminator.hasFormula() || discriminator.getColumnSpan() != 1) {
+            throw fail(who, "source = " + simpleName(source) + " is told apart by a discriminator formula; give "
+                    + simpleName(source.getRootClass()) + " a discriminator column (@DiscriminatorColumn)");
+        }
+        Class<?> type = discriminator.getType().getReturnedClass();
+        boolean text = type == String.class || type == Character.class || type == char.class;
+        List<PersistentClass> classes = new ArrayList<>(List.of(source));
+        classes.addAll(source.getSubclasses());
+        List<String> values = new ArrayList<>();
+        for (PersistentClass k : classes) {
+            String value = k.getDiscriminatorValue();
+            if (k.isDiscriminatorValueNull() || k.isDiscriminatorValueNotNull() || (!text && !value.matches("-?[0-9]+"))) {
+                throw fail(who, simpleName(k) + " has @DiscriminatorValue(\"" + value + "\"); counting a subclass"
+                        + " needs a value of its own for it and each of its subclasses");
+            }
+            values.add(text ? "'" + value.replace("'", "''") + "'" : value);
+        }
+        return quoted(columnName((Column) discriminator.getSelectables().get(0))) + " IN (" + String.join(", ", values)
+                + ")";
+    }
+
+    /** Both conditions (either may be null). */
+    private static String and(String rows, String where) {
+        return rows == null ? where : where == null ? rows : rows + " AND (" + where + ")";
+    }
+
+    private static String quoted(String identifier) {
+        return '"' + identifier.replace("\"", "\"\"") + '"';
     }
 
     /**
@@ -307,12 +351,12 @@ public final class CounterModel {
         if (c.isOneToMany()) {   // a join column in the element's table
             PersistentClass element = metadata.getEntityBinding(((org.hibernate.mapping.OneToMany) c.getElement())
                     .getReferencedEntityName());
-            checkRoot(who, element);
+            String rows = rowsOf(who, element);
             String sum = cc.sum().isBlank() ? null : sumColumn(who, element, cc.sum().trim(), counter);
             return new CounterDefinition(who, tableName(metadata, target.getTable()),
-                    columnName(target.getIdentifier().getColumns().get(0)), keyType,
+                    columnName(target.getKey().getColumns().get(0)), keyType,
                     columnName(singleColumn(who, counter)), columnType, tableName(metadata, element.getTable()), fk,
-                    where, sum, strategy, cc.slots(), null);
+                    and(rows, where), sum, strategy, cc.slots(), null);
         }
         if (where != null || !cc.sum().isBlank()) {
             throw fail(who, "collection = \"" + name + "\" goes through the join table "
@@ -321,7 +365,7 @@ public final class CounterModel {
                     + " count from the element entity with source and via");
         }
         return new CounterDefinition(who, tableName(metadata, target.getTable()),
-                columnName(target.getIdentifier().getColumns().get(0)), keyType,
+                columnName(target.getKey().getColumns().get(0)), keyType,
                 columnName(singleColumn(who, counter)), columnType, tableName(metadata, c.getCollectionTable()), fk,
                 null, null, strategy, cc.slots(), null);
     }
@@ -333,7 +377,33 @@ public final class CounterModel {
             throw fail(who, "via = \"" + via + "\" must join on " + simpleName(to)
                     + "'s identifier with a single column");
         }
+        ownTable(who, from, "via = \"" + via + "\"", step, m);
         return m.getColumns().get(0);
+    }
+
+    /**
+     * Refuses an attribute whose column is not in the counted table: one that a JOINED subclass inherits (its column
+     * is in the superclass's table) or one mapped to another table (@JoinTable, @SecondaryTable). A TABLE_PER_CLASS
+     * class's table has a copy of each inherited column.
+     */
+    private static void ownTable(String who, PersistentClass from, String what, String attribute, Value value) {
+        if (value.getTable() == from.getTable() || from instanceof UnionSubclass) {
+            return;
+        }
+        PersistentClass declarer = from;
+        while (declarer.getSuperclass() != null && declarer.getTable() != value.getTable()) {
+            declarer = declarer.getSuperclass();
+        }
+        throw fail(who, what + ": the column of " + attribute + " is in table " + name(value.getTable())
+                + ", and the rows of " + simpleName(from) + " are in " + name(from.getTable())
+                + (declarer.getTable() == value.getTable() && declarer != from
+                   ? " (JOINED); count " + simpleName(declarer) + " instead, or declare " + attribute + " on "
+                     + simpleName(from)
+                   : "; map " + attribute + " to a column of " + name(from.getTable())));
+    }
+
+    private static String name(Table table) {
+        return physical(table.getName(), table.isQuoted());
     }
 
     /** The many-to-one {@code step} of {@code from}, pointing at {@code to} (at any entity when {@code to} is null). */
@@ -406,6 +476,7 @@ public final class CounterModel {
         for (Property p : source.getPropertyClosure()) {
             if (p.getName().equals(name)) {
                 check.accept(p);
+                ownTable(who, source, attribute + " = \"" + name + "\"", name, p.getValue());
                 return columnName(singleColumn(who, p));
             }
         }

@@ -1,0 +1,113 @@
+package io.countercache.hibernate;
+
+import io.countercache.hibernate.spi.EntityModel;
+import io.countercache.spi.Installation;
+import io.countercache.testing.TestDatabase;
+import io.countercache.testing.TestPostgres;
+import jakarta.persistence.EntityManagerFactory;
+import org.hibernate.jpa.HibernatePersistenceConfiguration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Counters of entities in JPA hierarchies (SINGLE_TABLE with subclasses two levels deep, JOINED, TABLE_PER_CLASS) and
+ * a counter declared by a mapped superclass: writes through Hibernate, bulk JPQL and native SQL, a change of
+ * subclass by SQL, all ending equal to a recount of each class's rows, with the boot check passing.
+ */
+class HibernateInheritanceIT {
+
+    private static final List<Class<?>> MODEL = List.of(Desk.class, Feedback.class, Praise.class, Urgent.class,
+            Task.class, Ticket.class, Duty.class, Chore.class);
+    /** Each counter's column and what it must equal: a recount of the class's rows, written by hand. */
+    private static final String RECOUNT = """
+            SELECT d.id,
+                   d.feedback = (SELECT count(*) FROM feedback f WHERE f.desk_id = d.id),
+                   d.praise = (SELECT count(*) FROM feedback f WHERE f.desk_id = d.id AND f.dtype IN ('Praise', 'it''s urgent')),
+                   d.openpraise = (SELECT count(*) FROM feedback f WHERE f.desk_id = d.id AND f.dtype IN ('Praise', 'it''s urgent') AND f.open),
+                   d.urgent = (SELECT count(*) FROM feedback f WHERE f.desk_id = d.id AND f.dtype = 'it''s urgent'),
+                   d.tasks = (SELECT count(*) FROM task t WHERE t.desk_id = d.id),
+                   d.tickets = (SELECT count(*) FROM ticket t WHERE t.queue_id = d.id),
+                   d.chores = (SELECT count(*) FROM chore c WHERE c.desk_id = d.id)
+              FROM desk d ORDER BY d.id
+            """;
+    private static TestDatabase db;
+    private static EntityManagerFactory emf;
+
+    @BeforeAll
+    static void boot() throws Exception {
+        db = TestPostgres.newDatabase(HibernateInheritanceIT.class);
+        configuration().property("hibernate.hbm2ddl.auto", "create").property(CounterCacheSettings.VALIDATION, "none")
+                .createEntityManagerFactory().close();
+        try (java.sql.Connection c = db.dataSource().getConnection()) {
+            Installation.apply(c, Installation.units(EntityModel.counters(MODEL, Map.of())));
+        }
+        emf = configuration().createEntityManagerFactory();   // validation on: the boot check passes
+    }
+
+    private static HibernatePersistenceConfiguration configuration() {
+        return new HibernatePersistenceConfiguration("inheritance").managedClasses(MODEL.toArray(Class<?>[]::new))
+                .jdbcUrl(db.jdbcUrl()).jdbcCredentials(db.user(), db.password())
+                .property("hibernate.cache.use_second_level_cache", "false");
+    }
+
+    @AfterAll
+    static void close() {
+        emf.close();
+    }
+
+    @Test
+    void everyClassOfEveryHierarchyEndsEqualToARecountOfItsRows() {
+        emf.runInTransaction(em -> {
+            for (long d = 1; d <= 2; d++) {
+                Desk desk = new Desk();
+                desk.id = d;
+                em.persist(desk);
+            }
+            Desk one = em.find(Desk.class, 1L), two = em.find(Desk.class, 2L);
+            for (long i = 1; i <= 9; i++) {
+                Feedback f = i % 3 == 0 ? new Feedback() : i % 3 == 1 ? new Praise() : new Urgent();
+                f.id = i;
+                f.desk = i % 2 == 0 ? one : two;
+                f.open = i % 4 != 0;
+                em.persist(f);
+                Task t = i % 2 == 0 ? new Task() : new Ticket();
+                t.id = i;
+                t.desk = one;
+                if (t instanceof Ticket ticket) {
+                    ticket.queue = i % 3 == 0 ? one : two;
+                }
+                em.persist(t);
+                Chore c = new Chore();
+                c.id = i;
+                c.desk = i < 5 ? one : two;
+                em.persist(c);
+            }
+        });
+        emf.runInTransaction(em -> {
+            em.remove(em.find(Feedback.class, 2L));                                   // an Urgent, found as a Feedback
+            em.find(Praise.class, 4L).desk = em.find(Desk.class, 1L);                 // moved
+            em.createQuery("UPDATE Praise p SET p.open = false WHERE p.id > 5").executeUpdate();   // bulk JPQL, polymorphic
+            em.createQuery("DELETE FROM Ticket t WHERE t.id = 3").executeUpdate();   // both tables of a JOINED subclass
+            em.find(Chore.class, 1L).desk = em.find(Desk.class, 2L);
+        });
+        db.execute("UPDATE feedback SET dtype = 'Praise' WHERE id = 3;"               // a Feedback becomes a Praise
+                + "INSERT INTO feedback (id, dtype, desk_id, open) VALUES (20, 'it''s urgent', 1, true);"
+                + "INSERT INTO task (id, desk_id) VALUES (20, 2); INSERT INTO ticket (id, queue_id) VALUES (20, 1);"
+                + "DELETE FROM chore WHERE id = 9");
+        while (db.queryLong("SELECT countercache.rollup(1000)") > 0) {
+            // until the queue is empty
+        }
+        assertThat(db.queryRows(RECOUNT)).as("desk, then each counter equal to its recount")
+                .containsExactly(List.of("1", "t", "t", "t", "t", "t", "t", "t"),
+                        List.of("2", "t", "t", "t", "t", "t", "t", "t"));
+        assertThat(db.queryRows("SELECT praise, urgent, tickets FROM desk ORDER BY id"))
+                .as("the subclasses' counts").containsExactly(List.of("3", "2", "2"), List.of("4", "1", "3"));
+        assertThat(db.queryRows("SELECT * FROM countercache.installed_problems()")).isEmpty();
+    }
+}

@@ -1,0 +1,7 @@
+package io.countercache.hibernate;
+
+import jakarta.persistence.Entity;
+
+@Entity
+public class Praise extends Feedback {
+}
