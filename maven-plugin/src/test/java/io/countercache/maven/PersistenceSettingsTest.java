@@ -9,14 +9,18 @@ import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The naming settings of a real persistence.xml, in the namespaces of JPA 3 (Jakarta) and JPA 2, and in none. */
+/**
+ * The naming settings of a real persistence.xml, in the namespaces of JPA 3 (Jakarta), JPA 2.1 and 2.2 (jcp.org), JPA
+ * 2.0 (java.sun.com), and in none.
+ */
 class PersistenceSettingsTest {
 
     @TempDir
     Path basedir;
 
     @ParameterizedTest
-    @ValueSource(strings = {"https://jakarta.ee/xml/ns/persistence", "http://xmlns.jcp.org/xml/ns/persistence", ""})
+    @ValueSource(strings = {"https://jakarta.ee/xml/ns/persistence", "http://xmlns.jcp.org/xml/ns/persistence",
+            "http://java.sun.com/xml/ns/persistence", ""})
     void theNamingStrategyOfTheFirstPersistenceUnitIsRead(String namespace) throws Exception {
         Path xml = basedir.resolve("src/main/resources/META-INF/persistence.xml");
         Files.createDirectories(xml.getParent());
