@@ -19,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The rendered migrations applied by Flyway's own API against real PostgreSQL: an install over existing rows (the
- * recount counts them), a changed and a removed counter, two sets in one database, and a declaration the check
- * refuses before anything is installed.
+ * recount counts them), a changed and a removed counter, two sets in one database, a declaration the check
+ * refuses before anything is installed, and a later migration that renames a counted column: refused by the DDL
+ * guard, then applied as the README says.
  */
 class FlywayIT {
 
@@ -69,10 +70,14 @@ class FlywayIT {
                 .locations("filesystem:" + migrations).load().migrate();
     }
 
-    private static void assertExact(TestDatabase db) {
+    private static void drain(TestDatabase db) {
         while (db.queryLong("SELECT countercache.rollup(10000)") > 0) {
-            // drain
+            // until a round finds nothing
         }
+    }
+
+    private static void assertExact(TestDatabase db) {
+        drain(db);
         assertThat(db.queryRows("SELECT a.id, a.comments, a.public_comments FROM article a WHERE a.comments <>"
                 + " (SELECT count(*) FROM comment c WHERE c.article_id = a.id) OR a.public_comments <>"
                 + " (SELECT count(*) FROM comment c WHERE c.article_id = a.id AND c.status = 'public')"))
@@ -111,6 +116,37 @@ class FlywayIT {
                 .containsExactly(List.of("Article.comments"), List.of("Shop.orders"));
         db.execute("INSERT INTO shop_order (shop_id) VALUES (1)");
         assertExact(db);
+    }
+
+    /** What the README says: the guard off at the top of the versioned migration, the regenerated set with it. */
+    @Test
+    void aLaterMigrationThatRenamesACountedColumnIsRefusedUnlessItSwitchesTheGuardOffBeforeTheRegeneratedSet()
+            throws Exception {
+        TestDatabase db = TestPostgres.newDatabase(FlywayIT.class);
+        Files.writeString(migrations.resolve("V1__tables.sql"), TABLES);
+        write("blog", List.of(comments(null), publicComments("status = 'public'")));
+        migrate(db);
+
+        Path rename = migrations.resolve("V2__rename_status.sql");
+        Files.writeString(rename, "ALTER TABLE comment RENAME COLUMN status TO visibility;\n");
+        assertThatThrownBy(() -> migrate(db)).hasStackTraceContaining("countercache: ALTER TABLE would break 1 counter:")
+                .hasStackTraceContaining("@CounterCache on Article.publicComments: where = \"status = 'public'\"")
+                .hasStackTraceContaining("SET LOCAL countercache.ddl_guard = off");
+        assertThat(db.queryLong("SELECT count(*) FROM information_schema.columns WHERE table_name = 'comment'"
+                + " AND column_name = 'status'")).as("the refused migration, rolled back").isOne();
+
+        Files.writeString(rename, "SET LOCAL countercache.ddl_guard = off;\n"
+                + "ALTER TABLE comment RENAME COLUMN status TO visibility;\n");
+        write("blog", List.of(comments(null), publicComments("visibility = 'public'")));
+        migrate(db);
+        db.execute("INSERT INTO comment (article_id, visibility) VALUES (1, 'public');"
+                + " UPDATE comment SET visibility = 'public' WHERE id % 4 = 1");
+        drain(db);
+        assertThat(db.queryRows("SELECT a.id FROM article a WHERE a.public_comments <>"
+                + " (SELECT count(*) FROM comment c WHERE c.article_id = a.id AND c.visibility = 'public')"))
+                .as("articles whose public comments differ from a recount").isEmpty();
+        assertThatThrownBy(() -> db.execute("ALTER TABLE comment DROP COLUMN visibility"))
+                .as("the guard, on again for the next migration").hasMessageContaining("@CounterCache on Article.publicComments");
     }
 
     @Test
