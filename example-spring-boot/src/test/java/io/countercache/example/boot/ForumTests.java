@@ -1,11 +1,13 @@
 package io.countercache.example.boot;
 
+import com.jayway.jsonpath.JsonPath;
 import io.countercache.hibernate.CounterCaches;
 import io.countercache.spring.CounterCacheEndpoint;
 import io.countercache.spring.CounterCacheHealthIndicator;
 import io.countercache.testing.TestDatabase;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.persistence.EntityManagerFactory;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.health.contributor.Status;
@@ -25,11 +27,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -134,6 +138,14 @@ abstract class ForumTests {
                 .getContentAsString(StandardCharsets.UTF_8))
                 .as("IDEs complete countercache.* from the starter's metadata")
                 .contains("countercache.worker.enabled", "countercache.health.max-lag");
+    }
+
+    /** The health component as an operator reaches it: over HTTP, with the properties the README gives. */
+    @Test
+    void theHealthComponentAnswersOverHttpWithItsDetails() throws Exception {
+        Map<String, Object> health = JsonPath.read(http("GET", "/actuator/health/countercache", 200), "$");
+        assertThat(health).containsEntry("status", "UP").extractingByKey("details", as(InstanceOfAssertFactories.MAP))
+                .containsKeys("pending", "oldestPendingSeconds").containsEntry("deadLetters", 0);
     }
 
     /** The body of a request to this application, which must answer with this status. */
