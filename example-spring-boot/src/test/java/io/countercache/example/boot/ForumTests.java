@@ -27,6 +27,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -146,6 +147,40 @@ abstract class ForumTests {
         Map<String, Object> health = JsonPath.read(http("GET", "/actuator/health/countercache", 200), "$");
         assertThat(health).containsEntry("status", "UP").extractingByKey("details", as(InstanceOfAssertFactories.MAP))
                 .containsKeys("pending", "oldestPendingSeconds").containsEntry("deadLetters", 0);
+    }
+
+    /** The endpoint over HTTP: each counter's state once the worker has applied the writes, and a verify of one. */
+    @Test
+    void theEndpointListsEachCounterAndVerifiesOneOverHttp() throws Exception {
+        Topic topic = topics.save(new Topic("over http"));
+        posts.save(new Post(topic, "first", true));
+        posts.save(new Post(topic, "second", true));
+        assertThat(eventually(() -> topics.findById(topic.getId()).orElseThrow().getPublishedPosts(), 2L)).isEqualTo(2);
+
+        String counter = "public.topic.published_posts";
+        assertThat(counterOverHttp(counter)).as("once the column shows every write")
+                .containsKeys("declaredBy", "oldestPendingSeconds", "recountTargets", "triggersInstalled")
+                .containsEntry("strategy", "queue").containsEntry("pending", 0).containsEntry("deadLetters", 0)
+                .containsEntry("recounting", false);
+        jdbc.update("INSERT INTO countercache.dead_letter (counter_id, target_id, delta, deltas, first_enqueued_at,"
+                + " sqlstate, error) SELECT c.id, ?, 1, 1, now(), '22003', 'out of range' FROM countercache.counters() c"
+                + " WHERE c.name = ?", topic.getId(), counter);
+        assertThat(counterOverHttp(counter)).containsEntry("deadLetters", 1);
+        jdbc.update("DELETE FROM countercache.dead_letter");
+
+        assertThat(http("POST", "/actuator/countercache/" + counter, 200))
+                .contains("\"counter\":\"" + counter + "\"", "\"exact\":true", "\"drift\":[]");
+        jdbc.update("UPDATE topic SET published_posts = published_posts + 5 WHERE id = ?", topic.getId());
+        assertThat(http("POST", "/actuator/countercache/" + counter, 200)).contains("\"exact\":false", "\"stored\":7");
+        jdbc.update("UPDATE topic SET published_posts = published_posts - 5 WHERE id = ?", topic.getId());
+    }
+
+    /** One counter's row of GET /actuator/countercache. */
+    private Map<String, Object> counterOverHttp(String name) throws Exception {
+        List<Map<String, Object>> found = JsonPath.read(http("GET", "/actuator/countercache", 200),
+                "$[?(@.counter == '" + name + "')]");
+        assertThat(found).as(name).hasSize(1);
+        return found.get(0);
     }
 
     /** The body of a request to this application, which must answer with this status. */
