@@ -201,9 +201,10 @@ class ChaosIT {
                 // order lockParentThenUpdate takes them, so that the two never deadlock)
                 case 9 -> "SELECT FROM shop WHERE id = " + shop + " FOR KEY SHARE;"
                         + "UPDATE product SET shop_id = " + shop + " WHERE id = " + moving;
-                case 10 -> "INSERT INTO shop_line (order_id, price) SELECT " + order + ", round((random() * 100)::numeric, 2)"
-                        + " FROM generate_series(1, " + (1 + r.nextInt(3)) + ")";
-                case 11 -> r.nextBoolean() ? "UPDATE shop_line SET price = price + 0.01, order_id = " + order
+                // amounts from a few values, so that the distinct count of an order's amounts rises and falls
+                case 10 -> "INSERT INTO shop_line (order_id, price, amount) SELECT " + order
+                        + ", round((random() * 100)::numeric, 2), g % 3 FROM generate_series(1, " + (1 + r.nextInt(3)) + ") g";
+                case 11 -> r.nextBoolean() ? "UPDATE shop_line SET price = price + 0.01, amount = (amount + 1) % 4, order_id = " + order
                         + " WHERE id IN (SELECT id FROM shop_line ORDER BY random() LIMIT 2)"
                         : "DELETE FROM shop_line WHERE id IN (SELECT id FROM shop_line ORDER BY random() LIMIT 2)";
                 default -> "DELETE FROM book WHERE id IN (SELECT id FROM book ORDER BY random() LIMIT 2)";
@@ -278,7 +279,8 @@ class ChaosIT {
     }
 
     private void truncate(Statement st, SplittableRandom r) throws SQLException {
-        st.execute(r.nextBoolean() ? "TRUNCATE book" : "TRUNCATE review");
+        // the source of a count without a foreign key, of a path, and of a sum, a min and a distinct count
+        st.execute("TRUNCATE " + List.of("book", "review", "shop_line").get(r.nextInt(3)));
         count("truncate");
     }
 }

@@ -150,6 +150,28 @@ class ExtremesIT {
         assertThat(mostLikes()).isEqualTo(7);
     }
 
+    /** The same for a min over uuid keys: the cheapest line deleted while a cheaper one than the rest is inserted. */
+    @Test
+    void theCheapestLineDeletedWhileANewCheapestIsInserted() throws Exception {
+        String order = "'00000000-0000-0000-0000-000000000001'";
+        String cheapest = "SELECT cheapest_line::text FROM shop_order WHERE id = " + order;
+        db.execute("INSERT INTO shop_order (id) VALUES (" + order + ");"
+                + " INSERT INTO shop_line (order_id, price) VALUES (" + order + ", 1.00), (" + order + ", 5.00)");
+        BlogSchema.assertExactAfterRollup(db);
+        assertThat(db.queryRows(cheapest)).containsExactly(List.of("1.00"));
+        Session deleter = sessions.open("deleter"), inserter = sessions.open("inserter"), rollup = sessions.open("rollup");
+        deleter.run("BEGIN; DELETE FROM shop_line WHERE price = 1.00");
+        inserter.run("BEGIN; INSERT INTO shop_line (order_id, price) VALUES (" + order + ", 3.00)");
+        rollup.run("SELECT countercache.rollup(100)");
+        deleter.run("COMMIT");
+        rollup.run("SELECT countercache.rollup(100)");
+        assertThat(db.queryRows(cheapest)).as("the cheapest is gone, the new one not yet committed")
+                .containsExactly(List.of("5.00"));
+        inserter.run("COMMIT");
+        BlogSchema.assertExactAfterRollup(db);
+        assertThat(db.queryRows(cheapest)).containsExactly(List.of("3.00"));
+    }
+
     /**
      * The argument's own interleaving: a round pauses inside the statement that locks its rows, holding a snapshot
      * taken before a writer deletes the extreme; meanwhile another round consumes that delete's touch and stores the

@@ -7,6 +7,7 @@ import jakarta.persistence.GeneratedValue;
 import jakarta.persistence.Id;
 
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 
 /** Counters along a path: a reply counts for the forum of its topic (Reply -> Topic -> Forum). */
 @Entity
@@ -24,4 +25,9 @@ public class Forum {
     @Column(precision = 14, scale = 2)
     @CounterCache(source = Reply.class, via = "topic.forum", sum = "tip")
     BigDecimal tips;
+
+    /** The README's average, from a sum and a count side by side: null before the first reply. */
+    BigDecimal averageTip() {
+        return replies == 0 ? null : tips.divide(BigDecimal.valueOf(replies), 2, RoundingMode.HALF_EVEN);
+    }
 }

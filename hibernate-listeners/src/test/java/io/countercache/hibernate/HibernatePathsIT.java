@@ -87,6 +87,8 @@ class HibernatePathsIT {
         rollup();
         assertThat(load(first.id).replies).isEqualTo(3);
         assertThat(load(first.id).tips).isEqualTo(new BigDecimal("3.35"));
+        assertThat(load(first.id).averageTip()).as("3.35 / 3").isEqualTo(new BigDecimal("1.12"));
+        assertThat(load(second.id).averageTip()).as("no reply yet").isNull();
 
         emf.runInTransaction(em -> em.find(Topic.class, topic.id).forum = em.find(Forum.class, second.id));
         rollup();
@@ -104,6 +106,7 @@ class HibernatePathsIT {
         rollup();
         assertThat(load(second.id).replies).isEqualTo(2);
         assertThat(load(second.id).tips).isEqualTo(new BigDecimal("3.37"));
+        assertThat(load(second.id).averageTip()).as("3.37 / 2, half to even").isEqualTo(new BigDecimal("1.68"));
         try (Connection c = db.dataSource().getConnection()) {
             assertThat(CatalogCheck.differences(c, counters, Set.of())).isEmpty();
         }
