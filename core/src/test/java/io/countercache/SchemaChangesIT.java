@@ -13,10 +13,13 @@ import java.sql.SQLException;
 import java.util.List;
 
 import static io.countercache.BlogSchema.ARTICLE;
+import static io.countercache.BlogSchema.ARTICLE_COMMENTERS;
 import static io.countercache.BlogSchema.ARTICLE_COMMENTS;
 import static io.countercache.BlogSchema.ARTICLE_LIKES;
+import static io.countercache.BlogSchema.ARTICLE_MOST_LIKES;
 import static io.countercache.BlogSchema.ARTICLE_PUBLIC;
 import static io.countercache.BlogSchema.COMMENT;
+import static io.countercache.BlogSchema.ORDER_CHEAPEST;
 import static io.countercache.BlogSchema.USER_PUBLIC;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -109,6 +112,32 @@ class SchemaChangesIT {
         assertExact();
         assertThat(db.queryRows("SELECT total_comments, total_public_comments, total_likes FROM blog_article"))
                 .containsExactly(List.of("1", "1", "2"));
+    }
+
+    /** A min, a max and a distinct count read a column each, and a min or max an index too: the guard keeps all. */
+    @Test
+    void aMigrationThatBreaksAMinMaxOrDistinctCounterIsRefused() throws Exception {
+        BlogSchema.install(db, List.of(ARTICLE_MOST_LIKES, ORDER_CHEAPEST, ARTICLE_COMMENTERS));
+
+        assertRefused("DROP INDEX blog_comment_article_likes",
+                "countercache: DROP INDEX would break 1 counter:",
+                "@CounterCache on Article.mostLikes: public.blog_comment has no index on (article_id, likes)",
+                "fix: CREATE INDEX ON public.blog_comment (article_id, likes)");
+        assertRefused("ALTER TABLE shop_line ALTER COLUMN price TYPE double precision",
+                "@CounterCache on Order.cheapestLine: min column public.shop_line.price is double precision");
+        assertRefused("ALTER TABLE blog_comment DROP COLUMN creator_id",
+                "@CounterCache on Article.commenters: distinct column public.blog_comment.creator_id is missing");
+
+        // an index no counter needs may go, and so may one a counter needs once another serves it
+        db.execute("CREATE INDEX blog_comment_message ON blog_comment (message); DROP INDEX blog_comment_message;"
+                + " CREATE INDEX blog_comment_article_likes_2 ON blog_comment (article_id, likes, id);"
+                + " DROP INDEX blog_comment_article_likes");
+
+        db.execute("INSERT INTO blog_user (id) VALUES (1), (2); INSERT INTO blog_article (id) VALUES (1);"
+                + " INSERT INTO blog_comment (creator_id, article_id, publish_status, likes)"
+                + " VALUES (1, 1, 'public', 2), (2, 1, 'public', 7), (2, 1, 'public', 1)");
+        assertExact();
+        assertThat(db.queryRows("SELECT most_likes, commenters FROM blog_article")).containsExactly(List.of("7", "2"));
     }
 
     @Test

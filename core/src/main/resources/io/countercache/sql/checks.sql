@@ -379,15 +379,15 @@ AS $fn$
     SELECT f.name, f.problem, f.fix FROM found f ORDER BY f.name, f.problem
 $fn$;
 
--- The DDL guard: an event trigger that refuses an ALTER TABLE or DROP TABLE (a user's own migration, say) that
--- would break an installed counter: a counted column renamed, dropped or given another type, a source, target or
--- middle table renamed or dropped. Its error names each counter in the way and what is wrong, with the fix. The
--- installed capture triggers name columns, so without it such a change would surface as a bare "column does not
--- exist" at the application's next insert. A migration that changes a counted column on purpose, together with the
--- entity, runs SET LOCAL countercache.ddl_guard = off first and the regenerated countercache changelog after it, in
--- the same update. It checks the statements of the migrator (the role that owns the countercache schema, and its
--- members), not the application's. Only a superuser can create event triggers: the install creates them when it
--- runs as one, and docs/security.md has the two statements for a superuser to run otherwise.
+-- The DDL guard: an event trigger that refuses an ALTER TABLE, DROP TABLE or DROP INDEX (a user's own migration, say)
+-- that would break an installed counter: a counted column renamed, dropped or given another type, a source, target or
+-- middle table renamed or dropped, the index a min or max is recomputed by dropped. Its error names each counter in the
+-- way and what is wrong, with the fix. The installed capture triggers name columns, so without it such a change would
+-- surface as a bare "column does not exist" at the application's next insert. A migration that changes a counted column
+-- on purpose, together with the entity, runs SET LOCAL countercache.ddl_guard = off first and the regenerated
+-- countercache changelog after it, in the same update. It checks the statements of the migrator (the role that owns the
+-- countercache schema, and its members), not the application's. Only a superuser can create event triggers: the install
+-- creates them when it runs as one, and docs/security.md has the statements for a superuser to run otherwise.
 CREATE OR REPLACE FUNCTION countercache.ddl_guard()
 RETURNS event_trigger
 LANGUAGE plpgsql
@@ -404,8 +404,16 @@ BEGIN
         RETURN;
     END IF;
     IF TG_EVENT = 'sql_drop' THEN
-        SELECT array_agg(format('%I.%I', o.schema_name, o.object_name)) INTO touched
-          FROM pg_event_trigger_dropped_objects() o WHERE o.object_type = 'table';
+        -- a dropped index names no table once it is gone: the sources of the min and max counters of its schema,
+        -- which need one, are checked again
+        SELECT array_agg(DISTINCT t.name) INTO touched
+          FROM (SELECT format('%I.%I', o.schema_name, o.object_name)
+                  FROM pg_event_trigger_dropped_objects() o WHERE o.object_type = 'table'
+                UNION ALL
+                SELECT format('%I.%I', k.source_schema, k.source_table)
+                  FROM pg_event_trigger_dropped_objects() o
+                  JOIN countercache.counter k ON k.source_schema = o.schema_name AND k.aggregate IN ('min', 'max')
+                 WHERE o.object_type = 'index') AS t(name);
     ELSE
         SELECT array_agg(format('%I.%I', n.nspname, r.relname)) INTO touched
           FROM pg_event_trigger_ddl_commands() c
@@ -477,9 +485,14 @@ BEGIN
             CREATE EVENT TRIGGER countercache_trigger_guard ON ddl_command_end WHEN TAG IN ('CREATE TRIGGER', 'ALTER TABLE')
                 EXECUTE FUNCTION countercache.trigger_guard();
         END IF;
-        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
+        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e    -- made before DROP INDEX was guarded: again
+                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_drop_guard'
+                          AND 'DROP INDEX' OPERATOR(pg_catalog.=) ANY (e.evttags)) THEN
+            IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
                         WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_drop_guard') THEN
-            CREATE EVENT TRIGGER countercache_drop_guard ON sql_drop WHEN TAG IN ('DROP TABLE')
+                DROP EVENT TRIGGER countercache_drop_guard;
+            END IF;
+            CREATE EVENT TRIGGER countercache_drop_guard ON sql_drop WHEN TAG IN ('DROP TABLE', 'DROP INDEX')
                 EXECUTE FUNCTION countercache.ddl_guard();
         END IF;
     END IF;
