@@ -96,6 +96,13 @@ public @interface CounterCache {
     String distinct() default "";
 
     /**
+     * A timestamp attribute of this entity ({@code Instant}, {@code OffsetDateTime}, {@code LocalDateTime}, ...) that
+     * is set to the time of the transaction whenever this counter changes, in the same update of the row:
+     * {@code touch = "updatedAt"}, so that caches and ETags keyed on it see the change. Default: none.
+     */
+    String touch() default "";
+
+    /**
      * How writes reach the column: {@link Strategy#QUEUE} (the default), {@link Strategy#UNLOGGED},
      * {@link Strategy#DIRECT} or {@link Strategy#SLOTTED}. {@link Strategy#DEFAULT} takes the persistence unit's
      * setting {@code countercache.strategy}, else {@code QUEUE}.

@@ -39,11 +39,13 @@ import java.util.zip.CRC32;
  *                    sum, which and of what column; {@code null} otherwise
  * @param distinctColumn for a count of distinct values, the source column whose values are counted once per target
  *                    ({@code creator_id}); {@code null} otherwise
+ * @param touchColumn a timestamp column of the target that every update changing this counter sets to
+ *                    {@code now()} ({@code updated_at}), or {@code null}
  */
 public record CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType,
                                 String column, String columnType, TableName source, String sourceFk,
                                 String condition, String sumColumn, Strategy strategy, int slots, Via via,
-                                Extreme extreme, String distinctColumn) {
+                                Extreme extreme, String distinctColumn, String touchColumn) {
 
     /**
      * A min or max counter's aggregate: the least ({@code min}) or greatest ({@code max}) value of {@code column}
@@ -62,6 +64,14 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
     public static final int MAX_SLOTS = 1024;
 
     private static final Pattern NUMERIC = Pattern.compile("numeric\\((\\d{1,4}),(\\d{1,4})\\)");
+
+    /** A count, a sum, a min, a max or a count of distinct values, touching nothing. */
+    public CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType, String column,
+                             String columnType, TableName source, String sourceFk, String condition, String sumColumn,
+                             Strategy strategy, int slots, Via via, Extreme extreme, String distinctColumn) {
+        this(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk, condition, sumColumn,
+                strategy, slots, via, extreme, distinctColumn, null);
+    }
 
     /** A count, a sum, a min or a max. */
     public CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType, String column,
@@ -120,6 +130,9 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         if (distinctColumn != null && distinctColumn.isBlank()) {
             distinctColumn = null;
         }
+        if (touchColumn != null && touchColumn.isBlank()) {
+            touchColumn = null;
+        }
         if ((extreme != null ? 1 : 0) + (sumColumn != null ? 1 : 0) + (distinctColumn != null ? 1 : 0) > 1) {
             throw new CounterCacheException("@CounterCache on " + declaredBy
                     + ": declare one of sum, min, max and distinct");
@@ -171,7 +184,13 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
     /** This counter with another strategy (and slot count, for {@link Strategy#SLOTTED}). */
     public CounterDefinition withStrategy(Strategy strategy, int slots) {
         return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
-                condition, sumColumn, strategy, slots, via, extreme, distinctColumn);
+                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn);
+    }
+
+    /** This counter, touching a timestamp column of its target whenever it changes (or nothing, for null). */
+    public CounterDefinition withTouch(String touchColumn) {
+        return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
+                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn);
     }
 
     /**
@@ -206,6 +225,7 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         row.put("aggregate", extreme == null ? null : extreme.function());
         row.put("aggregate_column", extreme == null ? null : extreme.column());
         row.put("distinct_column", distinctColumn);
+        row.put("touch_column", touchColumn);
         row.put("definition_hash", definitionHash());
         return row;
     }
@@ -245,6 +265,9 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         }
         if (distinctColumn != null) {
             canonical += "\u0001distinct\u0001" + distinctColumn;
+        }
+        if (touchColumn != null) {
+            canonical += "\u0001touch\u0001" + touchColumn;
         }
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));

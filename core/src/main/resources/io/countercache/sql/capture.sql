@@ -239,6 +239,23 @@ AS $fn$
     SELECT CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END::name
 $fn$;
 
+-- Touch: the SET items of an update of target rows (aliased t) that stamp each touch column with now() on the rows
+-- whose counters it changes. touches holds each counter's touch column (NULL for none), in the order of the sums
+-- <alias>.d1, d2, ... the update adds (NULL or 0 where a counter does not change). A touch of a min or max is 1, so
+-- a recomputed extreme stamps its row even when the value stays.
+CREATE OR REPLACE FUNCTION countercache.touch_sql(touches name[], alias text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT coalesce(string_agg(format(', %1$I = CASE WHEN %2$s THEN now() ELSE t.%1$I END', x.col, x.changed), ''
+                               ORDER BY x.col), '')
+      FROM (SELECT u.col, string_agg(format('coalesce(%s.d%s, 0) <> 0', alias, u.i), ' OR ' ORDER BY u.i) AS changed
+              FROM unnest(touches) WITH ORDINALITY AS u(col, i)
+             WHERE u.col IS NOT NULL
+             GROUP BY u.col) x
+$fn$;
+
 -- The statements that take the rows added and removed to each counter of cs by its strategy:
 --   queue, unlogged: one INSERT per key type into the queue (depesz's queue, or its unlogged twin);
 --   distinct (a queue counter of distinct values): one INSERT per key type into the queue of values, distinct_delta;
@@ -297,7 +314,8 @@ BEGIN
                                           i, CASE WHEN (cs[i]).scale > 0
                                                   THEN ' * ' || trim_scale(0.1::numeric ^ (cs[i]).scale) ELSE '' END),
                                    ', ' ORDER BY i)
-                   FROM generate_subscripts(cs, 1) i),
+                   FROM generate_subscripts(cs, 1) i)
+                || countercache.touch_sql(ARRAY(SELECT (cs[i]).touch_column FROM generate_subscripts(cs, 1) i ORDER BY i), 'w'),
                 g.target_key, g.target_key, g.kc);
         END IF;
         IF g.strategy <> 'slotted' THEN

@@ -179,6 +179,19 @@ BEGIN
             countercache.column_format(target_schema, target_table, target_column), column_type),
             'make the column match the field''s precision and scale (or the field match the column)';
     END IF;
+    t := countercache.column_type(target_schema, target_table, c.touch_column);
+    IF c.touch_column IS NOT NULL AND has_target
+       AND (t IS NULL OR t::text NOT IN ('timestamp with time zone', 'timestamp without time zone')) THEN
+        RETURN QUERY SELECT d || ': ' || format('touch column %I.%I.%I is %s', target_schema, target_table,
+            c.touch_column, coalesce(t::text, 'missing')),
+            'touch a timestamp column of the target (an Instant, OffsetDateTime or LocalDateTime field)';
+    ELSIF c.touch_column = target_column OR EXISTS (
+            SELECT FROM countercache.counter k
+             WHERE k.target_schema = c.target_schema AND k.target_table = c.target_table
+               AND k.target_column = c.touch_column) THEN
+        RETURN QUERY SELECT d || ': ' || format('touch column %I.%I.%I is a counter', target_schema, target_table,
+            c.touch_column), 'touch a timestamp column that no counter keeps';
+    END IF;
 END
 $fn$;
 

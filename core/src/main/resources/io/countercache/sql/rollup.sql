@@ -12,7 +12,8 @@
 -- see "Extremes" in the header of rollup_report), so that the statement's snapshot is younger than every lock it holds.
 CREATE OR REPLACE FUNCTION countercache.apply_round_sql(target_schema name, target_table name, target_key name,
                                                         key_type text, counters integer[], columns name[],
-                                                        scales integer[], with_keys boolean, recomputes text[])
+                                                        scales integer[], with_keys boolean, recomputes text[],
+                                                        touches name[])
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -60,10 +61,22 @@ AS $fn$
                                 ELSE format('%1$I = CASE WHEN d.d%2$s IS NULL THEN t.%1$I ELSE %3$s END', u.col, u.i, u.r) END,
                            ', ' ORDER BY u.i)
            FROM unnest(columns, scales, coalesce(recomputes, array_fill(NULL::text, ARRAY[cardinality(columns)])))
-                WITH ORDINALITY AS u(col, s, r, i)),
+                WITH ORDINALITY AS u(col, s, r, i)) || countercache.touch_sql(touches, 'd'),
         CASE WHEN with_keys THEN 'jsonb_agg(DISTINCT f.k) FILTER (WHERE f.applied)' ELSE 'NULL::jsonb' END,
         CASE WHEN NOT EXISTS (SELECT FROM unnest(recomputes) r WHERE r IS NOT NULL) THEN ''
              ELSE format(E'\n                WHERE t.%I = ANY ($%s)', target_key, CASE WHEN key_type = 'uuid' THEN 11 ELSE 10 END) END)
+$fn$;
+
+-- Version 6's contract, for a round of version 4 to 6 in flight while version 7 installs: no touches.
+CREATE OR REPLACE FUNCTION countercache.apply_round_sql(target_schema name, target_table name, target_key name,
+                                                        key_type text, counters integer[], columns name[],
+                                                        scales integer[], with_keys boolean, recomputes text[])
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT countercache.apply_round_sql(target_schema, target_table, target_key, key_type, counters, columns, scales,
+                                        with_keys, recomputes, NULL)
 $fn$;
 
 -- Version 3's name and contract, for a round of version 3 in flight while version 4 installs: counts and sums only.
@@ -286,6 +299,7 @@ BEGIN
                    array_agg(c.id ORDER BY c.id) AS counters, array_agg(c.target_column ORDER BY c.id) AS columns,
                    array_agg(c.scale ORDER BY c.id) AS scales,
                    array_agg(countercache.extreme_sql(c, 'd.k') ORDER BY c.id) AS recomputes,
+                   array_agg(c.touch_column ORDER BY c.id) AS touches,
                    bool_or(c.aggregate IS NOT NULL) AS extremes
               FROM countercache.counter c
              WHERE c.id IN (SELECT DISTINCT u.c FROM unnest(cids) u(c))
@@ -293,7 +307,8 @@ BEGIN
              ORDER BY c.target_schema, c.target_table
         LOOP
             apply := countercache.apply_round_sql(tb.target_schema, tb.target_table, tb.target_key, tb.key_type,
-                                                  tb.counters, tb.columns, tb.scales, with_keys, tb.recomputes);
+                                                  tb.counters, tb.columns, tb.scales, with_keys, tb.recomputes,
+                                                  tb.touches);
             kc := CASE WHEN tb.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END;
             BEGIN
                 IF tb.extremes THEN   -- lock first, so that the applying statement's snapshot follows every lock

@@ -29,6 +29,7 @@ class CounterModelTest {
         assertThat(visible.columnType()).isEqualTo("integer");
         assertThat(visible.condition()).isEqualTo("status = 'visible'");
         assertThat(defs.get(1).sumColumn()).isEqualTo("score");
+        assertThat(visible.touchColumn()).isEqualTo("remarkedat");
     }
 
     @Test
@@ -54,9 +55,16 @@ class CounterModelTest {
     }
 
     @Test
-    void aCollectionCounterThatCannotWorkSaysWhyAndWhatToDo() {
+    void aCollectionCounterOrATouchThatCannotWorkSaysWhyAndWhatToDo() {
         assertThatThrownBy(() -> EntityModel.counters(List.of(Kennel.class, Pet.class), Map.of()))
-                .hasMessageContaining("4 @CounterCache problems")
+                .hasMessageContaining("7 @CounterCache problems")
+                .hasMessageContaining("@CounterCache on Kennel.touchesText: touch = \"label\" is String; touch a"
+                        + " timestamp attribute (Instant, OffsetDateTime, LocalDateTime) that no counter keeps")
+                .hasMessageContaining("@CounterCache on Kennel.touchesNothing: touch = \"touchedAt\" is not an"
+                        + " attribute of Kennel; name its timestamp attribute (touch = \"updatedAt\")")
+                .hasMessageContaining("@CounterCache on Kennel.pointingBack: via = \"kennel\" is not a many-to-one of Pet"
+                        + " pointing to Kennel; Pet has none; Kennel maps the relation itself: count its collection with"
+                        + " collection = \"residents\" instead of source and via")
                 .hasMessageContaining("@CounterCache on Kennel.dogs: collection = \"dogs\" is not a collection of Kennel;"
                         + " Kennel has [residents]")
                 .hasMessageContaining("@CounterCache on Kennel.cats: collection = \"residents\" goes through the join"

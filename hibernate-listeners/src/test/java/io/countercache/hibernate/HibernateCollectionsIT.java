@@ -18,8 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Counters of collections mapped on the target only: a unidirectional {@code @OneToMany} with a join column counts
- * the element rows (with a condition on their columns), a {@code @ManyToMany} counts its join table's links; through
- * Hibernate, bulk JPQL and native SQL, with the boot check, ending exact.
+ * the element rows (with a condition on their columns), a {@code @ManyToMany} counts its join table's links, from
+ * either side ({@code Club.members} counts {@code Owner.clubs} from the far side); through Hibernate, bulk JPQL and
+ * native SQL, with the boot check, ending exact.
  */
 class HibernateCollectionsIT {
 
@@ -56,6 +57,7 @@ class HibernateCollectionsIT {
         assertThat(EntityModel.counters(MODEL, Map.of())).extracting(CounterDefinition::declaredBy,
                         d -> d.source().toString(), CounterDefinition::sourceFk, CounterDefinition::condition)
                 .containsExactly(
+                        org.assertj.core.api.Assertions.tuple("Club.members", "public.owner_club", "clubs_id", null),
                         org.assertj.core.api.Assertions.tuple("Owner.cats", "public.pet", "owner_id", "kind = 'cat'"),
                         org.assertj.core.api.Assertions.tuple("Owner.clubCount", "public.owner_club", "owner_id", null),
                         org.assertj.core.api.Assertions.tuple("Owner.petCount", "public.pet", "owner_id", null));
@@ -91,6 +93,9 @@ class HibernateCollectionsIT {
         }
         assertThat(db.queryRows("SELECT petcount, cats, clubcount FROM owner WHERE id = 1"))
                 .containsExactly(List.of("3", "3", "3"));
+        assertThat(db.queryRows("SELECT id, members FROM club ORDER BY id"))
+                .as("each club's members, counted from Owner.clubs").containsExactly(List.of("1", "1"), List.of("2", "1"),
+                        List.of("3", "1"));
         assertThat(db.queryRows("SELECT * FROM countercache.installed_problems()")).isEmpty();
     }
 }

@@ -81,12 +81,14 @@ class HibernateCountersIT {
 
     @Test
     void countersAreReadAsOrdinaryProperties() {
-        Post post = newPostWithRemarks("visible", "visible", "hidden");
+        Post post = newPostWithRemarks("visible", "visible", "hidden"), quiet = newPostWithRemarks("hidden");
         rollup();
         Post loaded = load(post.id);
         assertThat(loaded.remarkCount).isEqualTo(3);
         assertThat(loaded.visibleRemarks).isEqualTo(2);
         assertThat(loaded.totalScore).isEqualTo(15);
+        assertThat(loaded.remarkedAt).as("touched by the visible remarks").isNotNull();
+        assertThat(load(quiet.id).remarkedAt).as("no visible remark").isNull();
     }
 
     @Test

@@ -28,4 +28,16 @@ public class Kennel {
 
     @CounterCache(where = "kind = 'cat'")
     long nothing;
+
+    /** Pet has no many-to-one to Kennel: the relation is this side's collection. */
+    @CounterCache(source = Pet.class, via = "kennel")
+    long pointingBack;
+
+    String label;
+
+    @CounterCache(collection = "residents", touch = "label")
+    long touchesText;
+
+    @CounterCache(collection = "residents", touch = "touchedAt")
+    long touchesNothing;
 }

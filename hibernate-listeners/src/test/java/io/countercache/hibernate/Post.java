@@ -23,8 +23,11 @@ public class Post {
     long remarkCount;
 
     @Column(name = "visible_remarks")
-    @CounterCache(source = Remark.class, via = "post", where = "status = 'visible'")
+    @CounterCache(source = Remark.class, via = "post", where = "status = 'visible'", touch = "remarkedAt")
     int visibleRemarks;
+
+    /** Stamped whenever the visible remarks change. */
+    java.time.Instant remarkedAt;
 
     @CounterCache(source = Remark.class, via = "post", sum = "score", strategy = Strategy.SLOTTED, slots = 8)
     long totalScore;

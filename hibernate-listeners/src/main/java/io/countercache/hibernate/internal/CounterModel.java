@@ -94,7 +94,11 @@ public final class CounterModel {
         for (PersistentClass target : metadata.getEntityBindings()) {
             for (Field field : counterFields(target)) {
                 try {
-                    declared.add(declare(metadata, target, field, field.getAnnotation(CounterCache.class), strategy));
+                    CounterCache cc = field.getAnnotation(CounterCache.class);
+                    Declared d = declare(metadata, target, field, cc, strategy);
+                    declared.add(cc.touch().isBlank() ? d : new Declared(d.definition().withTouch(
+                            touchColumn(d.definition().declaredBy(), target, cc.touch().trim(), field)), target,
+                            d.property()));
                 } catch (CounterCacheException e) {
                     problems.add(e.getMessage());
                 }
@@ -225,6 +229,11 @@ public final class CounterModel {
         if (source == null) {
             throw fail(who, "source = " + cc.source().getSimpleName() + ".class is not an entity of this persistence"
                     + " unit; annotate it with @Entity and list it with the others");
+        }
+        org.hibernate.mapping.Collection links = manyToMany(source, cc.via(), target);
+        if (links != null) {
+            return new Declared(linkCounter(metadata, target, who, cc, source, links, counter, columnType, keyType,
+                    strategy), target, counter);
         }
         String rows = rowsOf(who, source);
         String sum = cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim(), counter);
@@ -370,6 +379,47 @@ public final class CounterModel {
                 null, null, strategy, cc.slots(), null);
     }
 
+    /** The collection {@code via} of {@code source} when it is a many-to-many of {@code target}s; null otherwise. */
+    private static org.hibernate.mapping.Collection manyToMany(PersistentClass source, String via,
+                                                               PersistentClass target) {
+        for (Property p : source.getPropertyClosure()) {
+            if (p.getName().equals(via) && p.getValue() instanceof org.hibernate.mapping.Collection c
+                    && !c.isOneToMany() && c.getElement() instanceof ManyToOne m
+                    && target.getEntityName().equals(m.getReferencedEntityName())) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A counter of the links of a many-to-many that the source maps ({@code source = Article.class, via = "tags"} on
+     * Tag): the join table's rows, by its column that points at the target. The link rows hold no column of the
+     * source, so a where or a sum is refused, and so is a source whose table holds other classes' rows too.
+     */
+    private static CounterDefinition linkCounter(Metadata metadata, PersistentClass target, String who,
+                                                 CounterCache cc, PersistentClass source,
+                                                 org.hibernate.mapping.Collection links, Property counter,
+                                                 String columnType, KeyType keyType, Strategy strategy) {
+        TableName table = tableName(metadata, links.getCollectionTable());
+        ManyToOne element = (ManyToOne) links.getElement();
+        if (!cc.where().isBlank() || !cc.sum().isBlank() || !cc.min().isBlank() || !cc.max().isBlank()
+                || !cc.distinct().isBlank()) {
+            throw fail(who, "via = \"" + cc.via() + "\" is a many-to-many, counted by the links in its join table "
+                    + table + ", which hold no column of " + simpleName(source) + "; count the links without where,"
+                    + " sum, min, max and distinct, or map the join table as an entity with two many-to-ones and count"
+                    + " from it");
+        }
+        if (rowsOf(who, source) != null || element.getReferencedPropertyName() != null || element.getColumnSpan() != 1) {
+            throw fail(who, "via = \"" + cc.via() + "\" must be a many-to-many of an entity's own table, joined on "
+                    + simpleName(target) + "'s identifier with a single column");
+        }
+        return new CounterDefinition(who, tableName(metadata, target.getTable()),
+                columnName(target.getKey().getColumns().get(0)), keyType,
+                columnName(singleColumn(who, counter)), columnType, table, columnName(element.getColumns().get(0)),
+                null, null, strategy, cc.slots(), null);
+    }
+
     /** The column of the many-to-one {@code step} of {@code from} that points at {@code to}'s identifier. */
     private static Column viaColumn(String who, String via, PersistentClass from, String step, PersistentClass to) {
         ManyToOne m = manyToOne(who, via, from, step, to);
@@ -422,9 +472,27 @@ public final class CounterModel {
             throw fail(who, (where.isEmpty() ? "via = \"" + via + "\"" : "\"" + step + "\"" + where)
                     + " is not a many-to-one of " + simpleName(from)
                     + (to == null ? "" : " pointing to " + simpleName(to)) + "; " + simpleName(from) + " has "
-                    + (candidates.isEmpty() ? "none" : candidates.toString()));
+                    + (candidates.isEmpty() ? "none" : candidates.toString()) + collectionHint(from, to));
         }
         return m;
+    }
+
+    /**
+     * Where the relation is mapped the other way, how to count it: from {@code to}'s own collection of {@code from}s
+     * (a one-way {@code @OneToMany} or {@code @ManyToMany}, as Spring PetClinic maps Owner.pets).
+     */
+    private static String collectionHint(PersistentClass from, PersistentClass to) {
+        if (to == null) {
+            return "";
+        }
+        List<String> collections = to.getPropertyClosure().stream()
+                .filter(p -> p.getValue() instanceof org.hibernate.mapping.Collection c
+                        && (c.getElement() instanceof org.hibernate.mapping.OneToMany o
+                            ? from.getEntityName().equals(o.getReferencedEntityName())
+                            : c.getElement() instanceof ManyToOne m && from.getEntityName().equals(m.getReferencedEntityName())))
+                .map(Property::getName).sorted().toList();
+        return collections.isEmpty() ? "" : "; " + simpleName(to) + " maps the relation itself: count its collection"
+                + " with collection = \"" + collections.get(0) + "\" instead of source and via";
     }
 
     /** The decimal places of a BigDecimal column: its scale, or Hibernate's default of 2 where it names none. */
@@ -553,6 +621,28 @@ public final class CounterModel {
                         + field.getType().getSimpleName() + "; give the field the attribute's type");
             }
         });
+    }
+
+    /** The Java types of a timestamp a counter may touch. */
+    private static final Set<Class<?>> TOUCH_TYPES = Set.of(java.time.Instant.class, java.time.OffsetDateTime.class,
+            java.time.ZonedDateTime.class, java.time.LocalDateTime.class, java.util.Date.class, java.sql.Timestamp.class,
+            java.util.Calendar.class);
+
+    /** The column of the timestamp attribute a counter touches: an attribute of the target other than the counter. */
+    private static String touchColumn(String who, PersistentClass target, String name, Field counter) {
+        Property p;
+        try {
+            p = target.getProperty(name);
+        } catch (MappingException e) {
+            throw fail(who, "touch = \"" + name + "\" is not an attribute of " + simpleName(target)
+                    + "; name its timestamp attribute (touch = \"updatedAt\")");
+        }
+        Class<?> type = p.getType().getReturnedClass();
+        if (name.equals(counter.getName()) || !TOUCH_TYPES.contains(type)) {
+            throw fail(who, "touch = \"" + name + "\" is " + type.getSimpleName() + "; touch a timestamp attribute"
+                    + " (Instant, OffsetDateTime, LocalDateTime) that no counter keeps");
+        }
+        return columnName(singleColumn(who, p));
     }
 
     private static Column singleColumn(String who, Property p) {
