@@ -27,6 +27,11 @@ abstract class ChangelogMojo extends AbstractMojo {
     /** The command that writes the changelog again, named in its header. */
     static final String REGENERATE = "mvn process-classes countercache:generate";
 
+    /** The command that writes this goal's files again: the Flyway migrations need the format said. */
+    String regenerate() {
+        return "flyway".equals(format) ? REGENERATE + " -Dcountercache.format=flyway" : REGENERATE;
+    }
+
     @Parameter(defaultValue = "${project}", readonly = true, required = true)
     MavenProject project;
 

@@ -34,7 +34,7 @@ public class CheckMojo extends ChangelogMojo {
             if (!committed.equals(expected)) {
                 String name = project.getBasedir().toPath().relativize(file).toString();
                 throw new MojoFailureException("countercache: " + name + (committed.isEmpty() ? " does not exist"
-                        : " differs from what the entities generate") + "; run " + REGENERATE + " and commit it\n"
+                        : " differs from what the entities generate") + "; run " + regenerate() + " and commit it\n"
                         + LineDiff.unified(name, committed, expected, 3));
             }
         }

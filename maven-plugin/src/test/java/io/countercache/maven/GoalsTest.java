@@ -71,7 +71,8 @@ class GoalsTest {
         check.execute();
         Files.writeString(base.resolve("migration/R__countercache_forum_recount.sql"), "-- edited");
         assertThatThrownBy(check::execute).isInstanceOf(MojoFailureException.class)
-                .hasMessageContaining("migration/R__countercache_forum_recount.sql differs from what the entities generate");
+                .hasMessageContaining("migration/R__countercache_forum_recount.sql differs from what the entities generate;"
+                        + " run mvn process-classes countercache:generate -Dcountercache.format=flyway and commit it");
     }
 
     /** process-resources copied the old changelog before generate ran: one run of generate refreshes that copy too. */
