@@ -28,3 +28,8 @@ CREATE TABLE blog (
 ALTER TABLE blog_article ADD COLUMN blog_id bigint REFERENCES blog (id);
 CREATE INDEX blog_article_blog_id ON blog_article (blog_id);
 -- rollback DROP INDEX blog_article_blog_id; ALTER TABLE blog_article DROP COLUMN blog_id; DROP TABLE blog;
+
+-- changeset blog:3
+-- When an article's public comments last changed: the counter touches it in the update that changes it.
+ALTER TABLE blog_article ADD COLUMN updated_at timestamptz;
+-- rollback ALTER TABLE blog_article DROP COLUMN updated_at;

@@ -81,7 +81,7 @@ BEGIN
 END
 $fn$;
 
-SELECT countercache.begin_upgrades(6);
+SELECT countercache.begin_upgrades(7);
 SELECT countercache.upgrade(1, $upgrade$
 -- Version 1: the tables of countercache 0.1 (the catalog, the queues, slots, parked deltas, recount jobs, limits).
 -- Runs once, on a database without them. An installation made before schema versions existed is taken to be at
@@ -306,6 +306,11 @@ SELECT countercache.upgrade(6, $upgrade$
 -- Version 6: a statement that updated one row takes its own path, as one that inserted or deleted one did, so the
 -- generator of that path takes the rows added and removed; its former signature goes, so that no call can reach it.
 DROP FUNCTION IF EXISTS countercache.single_sql(countercache.counter[], text, integer);
+$upgrade$);
+SELECT countercache.upgrade(7, $upgrade$
+-- Version 7: a counter may name a timestamp column of its target (@CounterCache(touch = "updatedAt")) that every
+-- update changing the counter sets to now(), in the same statement. NULL for every counter installed before.
+ALTER TABLE countercache.counter ADD COLUMN touch_column name;
 $upgrade$);
 
 -- The catalog: a counter's definition, checked and recorded (define_counter), and forgotten (forget, prune,
@@ -812,6 +817,23 @@ AS $fn$
     SELECT CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END::name
 $fn$;
 
+-- Touch: the SET items of an update of target rows (aliased t) that stamp each touch column with now() on the rows
+-- whose counters it changes. touches holds each counter's touch column (NULL for none), in the order of the sums
+-- <alias>.d1, d2, ... the update adds (NULL or 0 where a counter does not change). A touch of a min or max is 1, so
+-- a recomputed extreme stamps its row even when the value stays.
+CREATE OR REPLACE FUNCTION countercache.touch_sql(touches name[], alias text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT coalesce(string_agg(format(', %1$I = CASE WHEN %2$s THEN now() ELSE t.%1$I END', x.col, x.changed), ''
+                               ORDER BY x.col), '')
+      FROM (SELECT u.col, string_agg(format('coalesce(%s.d%s, 0) <> 0', alias, u.i), ' OR ' ORDER BY u.i) AS changed
+              FROM unnest(touches) WITH ORDINALITY AS u(col, i)
+             WHERE u.col IS NOT NULL
+             GROUP BY u.col) x
+$fn$;
+
 -- The statements that take the rows added and removed to each counter of cs by its strategy:
 --   queue, unlogged: one INSERT per key type into the queue (depesz's queue, or its unlogged twin);
 --   distinct (a queue counter of distinct values): one INSERT per key type into the queue of values, distinct_delta;
@@ -870,7 +892,8 @@ BEGIN
                                           i, CASE WHEN (cs[i]).scale > 0
                                                   THEN ' * ' || trim_scale(0.1::numeric ^ (cs[i]).scale) ELSE '' END),
                                    ', ' ORDER BY i)
-                   FROM generate_subscripts(cs, 1) i),
+                   FROM generate_subscripts(cs, 1) i)
+                || countercache.touch_sql(ARRAY(SELECT (cs[i]).touch_column FROM generate_subscripts(cs, 1) i ORDER BY i), 'w'),
                 g.target_key, g.target_key, g.kc);
         END IF;
         IF g.strategy <> 'slotted' THEN
@@ -1780,6 +1803,19 @@ BEGIN
             countercache.column_format(target_schema, target_table, target_column), column_type),
             'make the column match the field''s precision and scale (or the field match the column)';
     END IF;
+    t := countercache.column_type(target_schema, target_table, c.touch_column);
+    IF c.touch_column IS NOT NULL AND has_target
+       AND (t IS NULL OR t::text NOT IN ('timestamp with time zone', 'timestamp without time zone')) THEN
+        RETURN QUERY SELECT d || ': ' || format('touch column %I.%I.%I is %s', target_schema, target_table,
+            c.touch_column, coalesce(t::text, 'missing')),
+            'touch a timestamp column of the target (an Instant, OffsetDateTime or LocalDateTime field)';
+    ELSIF c.touch_column = target_column OR EXISTS (
+            SELECT FROM countercache.counter k
+             WHERE k.target_schema = c.target_schema AND k.target_table = c.target_table
+               AND k.target_column = c.touch_column) THEN
+        RETURN QUERY SELECT d || ': ' || format('touch column %I.%I.%I is a counter', target_schema, target_table,
+            c.touch_column), 'touch a timestamp column that no counter keeps';
+    END IF;
 END
 $fn$;
 
@@ -1980,15 +2016,15 @@ AS $fn$
     SELECT f.name, f.problem, f.fix FROM found f ORDER BY f.name, f.problem
 $fn$;
 
--- The DDL guard: an event trigger that refuses an ALTER TABLE or DROP TABLE (a user's own migration, say) that
--- would break an installed counter: a counted column renamed, dropped or given another type, a source, target or
--- middle table renamed or dropped. Its error names each counter in the way and what is wrong, with the fix. The
--- installed capture triggers name columns, so without it such a change would surface as a bare "column does not
--- exist" at the application's next insert. A migration that changes a counted column on purpose, together with the
--- entity, runs SET LOCAL countercache.ddl_guard = off first and the regenerated countercache changelog after it, in
--- the same update. It checks the statements of the migrator (the role that owns the countercache schema, and its
--- members), not the application's. Only a superuser can create event triggers: the install creates them when it
--- runs as one, and docs/security.md has the two statements for a superuser to run otherwise.
+-- The DDL guard: an event trigger that refuses an ALTER TABLE, DROP TABLE or DROP INDEX (a user's own migration, say)
+-- that would break an installed counter: a counted column renamed, dropped or given another type, a source, target or
+-- middle table renamed or dropped, the index a min or max is recomputed by dropped. Its error names each counter in the
+-- way and what is wrong, with the fix. The installed capture triggers name columns, so without it such a change would
+-- surface as a bare "column does not exist" at the application's next insert. A migration that changes a counted column
+-- on purpose, together with the entity, runs SET LOCAL countercache.ddl_guard = off first and the regenerated
+-- countercache changelog after it, in the same update. It checks the statements of the migrator (the role that owns the
+-- countercache schema, and its members), not the application's. Only a superuser can create event triggers: the install
+-- creates them when it runs as one, and docs/security.md has the statements for a superuser to run otherwise.
 CREATE OR REPLACE FUNCTION countercache.ddl_guard()
 RETURNS event_trigger
 LANGUAGE plpgsql
@@ -2005,8 +2041,16 @@ BEGIN
         RETURN;
     END IF;
     IF TG_EVENT = 'sql_drop' THEN
-        SELECT array_agg(format('%I.%I', o.schema_name, o.object_name)) INTO touched
-          FROM pg_event_trigger_dropped_objects() o WHERE o.object_type = 'table';
+        -- a dropped index names no table once it is gone: the sources of the min and max counters of its schema,
+        -- which need one, are checked again
+        SELECT array_agg(DISTINCT t.name) INTO touched
+          FROM (SELECT format('%I.%I', o.schema_name, o.object_name)
+                  FROM pg_event_trigger_dropped_objects() o WHERE o.object_type = 'table'
+                UNION ALL
+                SELECT format('%I.%I', k.source_schema, k.source_table)
+                  FROM pg_event_trigger_dropped_objects() o
+                  JOIN countercache.counter k ON k.source_schema = o.schema_name AND k.aggregate IN ('min', 'max')
+                 WHERE o.object_type = 'index') AS t(name);
     ELSE
         SELECT array_agg(format('%I.%I', n.nspname, r.relname)) INTO touched
           FROM pg_event_trigger_ddl_commands() c
@@ -2078,9 +2122,14 @@ BEGIN
             CREATE EVENT TRIGGER countercache_trigger_guard ON ddl_command_end WHEN TAG IN ('CREATE TRIGGER', 'ALTER TABLE')
                 EXECUTE FUNCTION countercache.trigger_guard();
         END IF;
-        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
+        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e    -- made before DROP INDEX was guarded: again
+                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_drop_guard'
+                          AND 'DROP INDEX' OPERATOR(pg_catalog.=) ANY (e.evttags)) THEN
+            IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
                         WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_drop_guard') THEN
-            CREATE EVENT TRIGGER countercache_drop_guard ON sql_drop WHEN TAG IN ('DROP TABLE')
+                DROP EVENT TRIGGER countercache_drop_guard;
+            END IF;
+            CREATE EVENT TRIGGER countercache_drop_guard ON sql_drop WHEN TAG IN ('DROP TABLE', 'DROP INDEX')
                 EXECUTE FUNCTION countercache.ddl_guard();
         END IF;
     END IF;
@@ -2101,7 +2150,8 @@ $guard$;
 -- see "Extremes" in the header of rollup_report), so that the statement's snapshot is younger than every lock it holds.
 CREATE OR REPLACE FUNCTION countercache.apply_round_sql(target_schema name, target_table name, target_key name,
                                                         key_type text, counters integer[], columns name[],
-                                                        scales integer[], with_keys boolean, recomputes text[])
+                                                        scales integer[], with_keys boolean, recomputes text[],
+                                                        touches name[])
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -2149,10 +2199,22 @@ AS $fn$
                                 ELSE format('%1$I = CASE WHEN d.d%2$s IS NULL THEN t.%1$I ELSE %3$s END', u.col, u.i, u.r) END,
                            ', ' ORDER BY u.i)
            FROM unnest(columns, scales, coalesce(recomputes, array_fill(NULL::text, ARRAY[cardinality(columns)])))
-                WITH ORDINALITY AS u(col, s, r, i)),
+                WITH ORDINALITY AS u(col, s, r, i)) || countercache.touch_sql(touches, 'd'),
         CASE WHEN with_keys THEN 'jsonb_agg(DISTINCT f.k) FILTER (WHERE f.applied)' ELSE 'NULL::jsonb' END,
         CASE WHEN NOT EXISTS (SELECT FROM unnest(recomputes) r WHERE r IS NOT NULL) THEN ''
              ELSE format(E'\n                WHERE t.%I = ANY ($%s)', target_key, CASE WHEN key_type = 'uuid' THEN 11 ELSE 10 END) END)
+$fn$;
+
+-- Version 6's contract, for a round of version 4 to 6 in flight while version 7 installs: no touches.
+CREATE OR REPLACE FUNCTION countercache.apply_round_sql(target_schema name, target_table name, target_key name,
+                                                        key_type text, counters integer[], columns name[],
+                                                        scales integer[], with_keys boolean, recomputes text[])
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT countercache.apply_round_sql(target_schema, target_table, target_key, key_type, counters, columns, scales,
+                                        with_keys, recomputes, NULL)
 $fn$;
 
 -- Version 3's name and contract, for a round of version 3 in flight while version 4 installs: counts and sums only.
@@ -2375,6 +2437,7 @@ BEGIN
                    array_agg(c.id ORDER BY c.id) AS counters, array_agg(c.target_column ORDER BY c.id) AS columns,
                    array_agg(c.scale ORDER BY c.id) AS scales,
                    array_agg(countercache.extreme_sql(c, 'd.k') ORDER BY c.id) AS recomputes,
+                   array_agg(c.touch_column ORDER BY c.id) AS touches,
                    bool_or(c.aggregate IS NOT NULL) AS extremes
               FROM countercache.counter c
              WHERE c.id IN (SELECT DISTINCT u.c FROM unnest(cids) u(c))
@@ -2382,7 +2445,8 @@ BEGIN
              ORDER BY c.target_schema, c.target_table
         LOOP
             apply := countercache.apply_round_sql(tb.target_schema, tb.target_table, tb.target_key, tb.key_type,
-                                                  tb.counters, tb.columns, tb.scales, with_keys, tb.recomputes);
+                                                  tb.counters, tb.columns, tb.scales, with_keys, tb.recomputes,
+                                                  tb.touches);
             kc := CASE WHEN tb.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END;
             BEGIN
                 IF tb.extremes THEN   -- lock first, so that the applying statement's snapshot follows every lock
@@ -3063,7 +3127,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '229cf0220587c6ed' $fn$;
+AS $fn$ SELECT '7b9ba2c57cf89f2f' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -3104,6 +3168,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "aggregate": null,
             "aggregate_column": null,
             "distinct_column": null,
+            "touch_column": null,
             "definition_hash": "9f3ca17657aaff2ffa56b2a1"
         }')
     UNION ALL
@@ -3133,6 +3198,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "aggregate": null,
             "aggregate_column": null,
             "distinct_column": "creator_id",
+            "touch_column": null,
             "definition_hash": "a9584e988d977954ad281050"
         }')
     UNION ALL
@@ -3162,6 +3228,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "aggregate": null,
             "aggregate_column": null,
             "distinct_column": null,
+            "touch_column": null,
             "definition_hash": "b1145ba5c3998fdf7b45e1ec"
         }')
     UNION ALL
@@ -3191,7 +3258,8 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "aggregate": null,
             "aggregate_column": null,
             "distinct_column": null,
-            "definition_hash": "00df31d6fcff75166bac9d98"
+            "touch_column": "updated_at",
+            "definition_hash": "521dbfd4883d69f094fae352"
         }')
     UNION ALL
     SELECT * FROM countercache.definition_problems('{
@@ -3220,6 +3288,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "aggregate": null,
             "aggregate_column": null,
             "distinct_column": null,
+            "touch_column": null,
             "definition_hash": "8b1cd055cdfc30d225e4664b"
         }')
   ) p;
@@ -3258,6 +3327,7 @@ SELECT countercache.define_counter('{
     "aggregate": null,
     "aggregate_column": null,
     "distinct_column": null,
+    "touch_column": null,
     "definition_hash": "9f3ca17657aaff2ffa56b2a1"
 }');
 
@@ -3287,6 +3357,7 @@ SELECT countercache.define_counter('{
     "aggregate": null,
     "aggregate_column": null,
     "distinct_column": "creator_id",
+    "touch_column": null,
     "definition_hash": "a9584e988d977954ad281050"
 }');
 
@@ -3316,6 +3387,7 @@ SELECT countercache.define_counter('{
     "aggregate": null,
     "aggregate_column": null,
     "distinct_column": null,
+    "touch_column": null,
     "definition_hash": "b1145ba5c3998fdf7b45e1ec"
 }');
 
@@ -3345,7 +3417,8 @@ SELECT countercache.define_counter('{
     "aggregate": null,
     "aggregate_column": null,
     "distinct_column": null,
-    "definition_hash": "00df31d6fcff75166bac9d98"
+    "touch_column": "updated_at",
+    "definition_hash": "521dbfd4883d69f094fae352"
 }');
 
 SELECT countercache.define_counter('{
@@ -3374,6 +3447,7 @@ SELECT countercache.define_counter('{
     "aggregate": null,
     "aggregate_column": null,
     "distinct_column": null,
+    "touch_column": null,
     "definition_hash": "8b1cd055cdfc30d225e4664b"
 }');
 

@@ -11,6 +11,8 @@ import jakarta.persistence.GenerationType;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 
+import java.time.Instant;
+
 @Entity
 @Table(name = "blog_article")
 public class Article {
@@ -29,8 +31,12 @@ public class Article {
     long totalComments;
 
     @Column(name = "total_public_comments")
-    @CounterCache(source = Comment.class, via = "article", where = "publish_status = 'public'")
+    @CounterCache(source = Comment.class, via = "article", where = "publish_status = 'public'", touch = "updatedAt")
     long totalPublicComments;
+
+    /** When the public comments last changed; only the counter sets it. */
+    @Column(name = "updated_at", insertable = false, updatable = false)
+    Instant updatedAt;
 
     @Column(name = "public_commenters")
     @CounterCache(source = Comment.class, via = "article", where = "publish_status = 'public'", distinct = "creator")

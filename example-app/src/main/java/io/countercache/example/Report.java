@@ -47,7 +47,10 @@ final class Report {
                 + row("blog_user.total_public_comments", users, u -> u.totalPublicComments, u -> publicByUser.getOrDefault(u.id, 0L))
                 + row("blog.total_comments (along a path)", blogs, b -> b.totalComments, b -> allByBlog.getOrDefault(b.id, 0L))
                 + row("blog_article.public_commenters", articles, a -> a.publicCommenters,
-                        a -> commentersByArticle.getOrDefault(a.id, 0L));
+                        a -> commentersByArticle.getOrDefault(a.id, 0L))
+                // an article with public comments had its count changed, so its updated_at was touched
+                + row("blog_article.updated_at (touched)", articles, a -> a.updatedAt != null ? 1 : 0,
+                        a -> publicByArticle.getOrDefault(a.id, 0L) > 0 ? 1 : a.updatedAt != null ? 1 : 0);
         System.out.println();
         System.out.println("busiest articles   total_comments (entity / recount)   total_public_comments (entity / recount)");
         articles.stream().sorted(Comparator.comparingLong((Article a) -> -a.totalComments)).limit(5).forEach(a ->
