@@ -57,6 +57,19 @@ class WhereConditionIT {
         assertThat(db.queryLong("SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'countercache%'")).isZero();
     }
 
+    /** A subquery would make the count depend on a table whose writes nothing captures: it would drift unseen. */
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "EXISTS (SELECT 1 FROM public.blog_user u WHERE u.id = creator_id AND u.username <> 'bot')",
+            "article_id IN (SELECT id FROM public.blog_article WHERE content IS NOT NULL)"})
+    void aConditionThatReadsAnotherTableIsRefusedWithTheFix(String where) {
+        assertThatThrownBy(() -> install(counter("total_elsewhere", where)))
+                .hasMessageContaining("@CounterCache on Article.total_elsewhere: where = \"" + where + "\" reads")
+                .hasMessageContaining("besides public.blog_comment")
+                .hasMessageContaining("name only columns of the source");
+        assertThat(db.queryLong("SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'countercache%'")).isZero();
+    }
+
     @Test
     void aConditionMayHoldAnyTextEvenTheTriggerBodysQuote() throws Exception {
         install(counter("total_odd", "publish_status <> '$capture$' AND message IS DISTINCT FROM E'it''s \\\\'"));
