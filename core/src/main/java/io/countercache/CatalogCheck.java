@@ -27,7 +27,7 @@ public final class CatalogCheck {
 
     private record Installed(String name, String declaredBy, TableName target, String targetKey, String keyType,
                              TableName source, String sourceFk, String condition, String sumColumn,
-                             String hash) {
+                             String hash, String strategy, String via) {
     }
 
     /**
@@ -125,8 +125,11 @@ public final class CatalogCheck {
         compare(changes, "foreign key column", d.sourceFk(), i.sourceFk());
         compare(changes, "target key", d.targetKey(), i.targetKey());
         compare(changes, "key type", d.keyType().sqlName(), i.keyType());
+        compare(changes, "strategy", d.strategy().sqlName(), i.strategy());
+        compare(changes, "path", d.via() == null ? null : d.via().table() + "." + d.via().fk(), i.via());
         return changes.isEmpty() ? "the installed definition differs (hash " + i.hash() + ", declared "
-                + d.definitionHash() + ")" : String.join("; ", changes);
+                + d.definitionHash() + "): its sum, min, max, distinct, slots or touch changed; apply the changelog"
+                + " generated from this code" : String.join("; ", changes);
     }
 
     private static void compare(List<String> changes, String what, String declared, String installed) {
@@ -184,13 +187,14 @@ public final class CatalogCheck {
         Map<Integer, Installed> rows = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT k.id, k.name, k.declared_by, k.target_schema,"
                 + " k.target_table, k.target_key, k.key_type, k.source_schema, k.source_table,"
-                + " k.source_fk, k.condition, k.sum_column, k.definition_hash FROM countercache.counters() k");
+                + " k.source_fk, k.condition, k.sum_column, k.definition_hash, k.strategy,"
+                + " k.via_schema || '.' || k.via_table || '.' || k.via_fk FROM countercache.counters() k");
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 rows.put(rs.getInt(1), new Installed(rs.getString(2), rs.getString(3),
                         new TableName(rs.getString(4), rs.getString(5)), rs.getString(6), rs.getString(7),
                         new TableName(rs.getString(8), rs.getString(9)), rs.getString(10),
-                        rs.getString(11), rs.getString(12), rs.getString(13)));
+                        rs.getString(11), rs.getString(12), rs.getString(13), rs.getString(14), rs.getString(15)));
             }
         }
         return rows;

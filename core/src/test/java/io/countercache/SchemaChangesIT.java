@@ -166,6 +166,21 @@ class SchemaChangesIT {
         assertRefused("ALTER TABLE blog_comment DROP COLUMN visibility", "would break 2 counters");
     }
 
+    /** A declaration changed in the code and not yet applied: the boot check names what changed, or says what may have. */
+    @Test
+    void theBootCheckNamesWhatADeclarationChanged() throws Exception {
+        BlogSchema.install(db, BLOG);
+        try (var c = db.dataSource().getConnection()) {
+            assertThat(CatalogCheck.differences(c, List.of(ARTICLE_COMMENTS.withStrategy(Strategy.UNLOGGED, 0),
+                    ARTICLE_LIKES.withTouch("updated_at")), List.of()))
+                    .containsExactly("Article.totalComments: strategy is \"unlogged\" in the entity but \"queue\" in the database",
+                            "Article.totalLikes: the installed definition differs (hash "
+                                    + ARTICLE_LIKES.definitionHash() + ", declared "
+                                    + ARTICLE_LIKES.withTouch("updated_at").definitionHash() + "): its sum, min, max,"
+                                    + " distinct, slots or touch changed; apply the changelog generated from this code");
+        }
+    }
+
     /** Rolls the queue up and compares every counter with a recount of its source. */
     private void assertExact() {
         while (db.queryLong("SELECT countercache.rollup(1000)") > 0) {
