@@ -10,7 +10,10 @@ import jakarta.persistence.OneToMany;
 import java.util.HashSet;
 import java.util.Set;
 
-/** A model mapped on the parent only, as Spring PetClinic maps it: nothing points back from Pet or Club. */
+/**
+ * A model mapped on the parent, as Spring PetClinic maps it: nothing points back from Pet; Club has the inverse side
+ * of clubs (mappedBy), which names the join table's column owners_id.
+ */
 @Entity
 public class Owner {
     @Id
