@@ -1659,6 +1659,7 @@ DECLARE
     t regtype;
     probe refcursor;
     untrusted text;
+    elsewhere text;
     fk_type text := coalesce(via_key_type, key_type);   -- the type source_fk must have
     model_fix constant text := 'make the table match the entity (or the entity match the table) and regenerate the changelog';
     missing_fix constant text := 'apply the changelog that creates it before the countercache changelog';
@@ -1776,7 +1777,23 @@ BEGIN
                AND (f.provolatile = 'v'
                     OR NOT (f.proowner = (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'countercache')
                             OR (SELECT r.rolsuper FROM pg_roles r WHERE r.oid = f.proowner)));
+            -- The condition is judged on the source row alone, when that row is written: a table it reads besides
+            -- (a subquery) can change without any write of the source, and the count would drift unseen.
+            SELECT string_agg(DISTINCT d.refobjid::regclass::text, ', ') INTO elsewhere
+              FROM pg_depend d
+              JOIN pg_rewrite rw ON rw.oid = d.objid
+             WHERE d.classid = 'pg_rewrite'::regclass AND rw.ev_class = 'pg_temp.countercache_probe'::regclass
+               AND d.refclassid = 'pg_class'::regclass
+               AND d.refobjid NOT IN ('pg_temp.countercache_probe'::regclass,
+                                      to_regclass(format('%I.%I', source_schema, source_table)));
             DROP VIEW pg_temp.countercache_probe;
+            IF elsewhere IS NOT NULL THEN
+                RETURN QUERY SELECT d || ': ' || format('where = "%s" reads %s besides %I.%I', condition, elsewhere,
+                    source_schema, source_table),
+                    'a condition is judged on the source row when that row is written, so a change of another table '
+                    'would never move the count: name only columns of the source (count along a path to reach a '
+                    'middle entity, or keep the column the condition needs on the source)';
+            END IF;
             IF untrusted IS NOT NULL THEN
                 RETURN QUERY SELECT d || ': ' || format('where = "%s" calls %s', condition, untrusted),
                     'a condition runs with the migrator''s rights: call only IMMUTABLE or STABLE functions owned by a '
@@ -3127,7 +3144,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '7b9ba2c57cf89f2f' $fn$;
+AS $fn$ SELECT 'fe916ee29133cfa8' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
