@@ -103,6 +103,35 @@ public @interface CounterCache {
     String touch() default "";
 
     /**
+     * A time attribute (or column) of the source by which its rows are counted per period, each period in a row of
+     * its own: the field belongs to a bucket entity whose composite identifier ({@code @IdClass} or
+     * {@code @EmbeddedId}) holds the parent that {@link #via()} points at and the period's start (a
+     * {@code LocalDate}, {@code LocalDateTime}, {@code Instant} or {@code OffsetDateTime}):
+     * {@code @CounterCache(source = Comment.class, via = "article", bucket = "createdAt", period = "1 day") long
+     * comments;} on {@code ArticleDay}. The rollup creates a bucket's row when its first row is counted, so writers
+     * never wait for it; the library adds a generated key column to the table ({@code countercache_key}). Kept by the
+     * queue ({@link Strategy#QUEUE} or {@link Strategy#UNLOGGED}), a count or a sum. Default: none.
+     */
+    String bucket() default "";
+
+    /**
+     * With {@link #bucket()}: how long a bucket is, a whole number of one unit: {@code "1 hour"}, {@code "15
+     * minutes"}, {@code "1 day"}, {@code "1 week"}, {@code "1 month"}. Periods start at 2000-01-01, midnight in
+     * {@link #zone()}, and follow each other from there.
+     */
+    String period() default "";
+
+    /** With {@link #bucket()}: the time zone in which periods are aligned (a day starts at its midnight). */
+    String zone() default "UTC";
+
+    /**
+     * With {@link #bucket()}: how many periods before the current one to keep; the workers delete older buckets
+     * (their rows, and what is queued for them) about once a minute, and a late row for one is not counted.
+     * Default 0: keep every bucket.
+     */
+    int retention() default 0;
+
+    /**
      * How writes reach the column: {@link Strategy#QUEUE} (the default), {@link Strategy#UNLOGGED},
      * {@link Strategy#DIRECT} or {@link Strategy#SLOTTED}. {@link Strategy#DEFAULT} takes the persistence unit's
      * setting {@code countercache.strategy}, else {@code QUEUE}.

@@ -29,7 +29,15 @@ final class BlogSchema {
                 article_id bigint REFERENCES blog_article (id) ON DELETE CASCADE,
                 message text,
                 publish_status text NOT NULL,
-                likes integer);
+                likes integer,
+                created_at timestamptz DEFAULT now());
+            CREATE TABLE blog_article_day (article_id bigint REFERENCES blog_article (id) ON DELETE CASCADE, day date,
+                                           comments bigint NOT NULL DEFAULT 0, PRIMARY KEY (article_id, day));
+            CREATE TABLE blog_article_hour (article_id bigint REFERENCES blog_article (id) ON DELETE CASCADE,
+                                            hour timestamptz, likes bigint NOT NULL DEFAULT 0,
+                                            PRIMARY KEY (article_id, hour));
+            CREATE TABLE blog_article_week (article_id bigint REFERENCES blog_article (id) ON DELETE CASCADE, week date,
+                                            comments bigint NOT NULL DEFAULT 0, PRIMARY KEY (article_id, week));
             CREATE TABLE shop_order (id uuid PRIMARY KEY, note text);
             CREATE TABLE shop_line (id serial PRIMARY KEY, order_id uuid REFERENCES shop_order (id), amount bigint,
                                     price numeric(12,2));
@@ -107,9 +115,28 @@ final class BlogSchema {
             new TableName("public", "shop_order"), "id", KeyType.UUID, "amounts", "bigint",
             new TableName("public", "shop_line"), "order_id", null, null, Strategy.QUEUE, 0, null, null, "amount");
 
+    /** Counters per bucket: an article's comments per day in Paris (a date), and its likes per hour (a timestamptz). */
+    static final CounterDefinition ARTICLE_DAY_COMMENTS = new CounterDefinition("ArticleDay.comments", ARTICLE, "id",
+            KeyType.BIGINT, "comments", "bigint", COMMENT, "article_id", null, null)
+            .withBucket(new TableName("public", "blog_article_day"),
+                    new CounterDefinition.Bucket("created_at", "1 day", "Europe/Paris", "article_id", "day"));
+    static final CounterDefinition ARTICLE_HOUR_LIKES = new CounterDefinition("ArticleHour.likes", ARTICLE, "id",
+            KeyType.BIGINT, "likes", "bigint", COMMENT, "article_id", null, "likes")
+            .withBucket(new TableName("public", "blog_article_hour"),
+                    new CounterDefinition.Bucket("created_at", "1 hour", "UTC", "article_id", "hour"));
+
+    /** Comments per week, for 520 weeks: a retention that prunes nothing a test writes, but runs. */
+    static final CounterDefinition ARTICLE_WEEK_COMMENTS = new CounterDefinition("ArticleWeek.comments", ARTICLE, "id",
+            KeyType.BIGINT, "comments", "bigint", COMMENT, "article_id", null, null)
+            .withBucket(new TableName("public", "blog_article_week"),
+                    new CounterDefinition.Bucket("created_at", "7 days", "UTC", "article_id", "week", 520));
+
     static final List<CounterDefinition> ALL = List.of(ARTICLE_COMMENTS, ARTICLE_PUBLIC, USER_PUBLIC, ARTICLE_LIKES,
             ORDER_TOTAL, TAG_USES, SHELF_BOOKS, PRODUCT_APPROVED, PRODUCT_STARS, SHOP_APPROVED, SHOP_STARS, ORDER_VALUE,
             ARTICLE_MOST_LIKES, ORDER_CHEAPEST, ARTICLE_COMMENTERS, ORDER_AMOUNTS);
+    /** Every counter, those per bucket included (which ALL leaves out, so that a comment queues what it always has). */
+    static final List<CounterDefinition> WITH_BUCKETS = java.util.stream.Stream.concat(ALL.stream(),
+            java.util.stream.Stream.of(ARTICLE_DAY_COMMENTS, ARTICLE_HOUR_LIKES)).toList();
 
     /**
      * Every counter's value beside its recount, one row per target whose values differ; and an article whose public
@@ -198,6 +225,23 @@ final class BlogSchema {
             SELECT 'order amounts', o.id::text, o.amounts, (SELECT count(DISTINCT amount) FROM shop_line l WHERE l.order_id = o.id)
               FROM shop_order o
              WHERE o.amounts <> (SELECT count(DISTINCT amount) FROM shop_line l WHERE l.order_id = o.id)
+            UNION ALL
+            SELECT 'article day comments', coalesce(d.article_id, x.article_id) || ' ' || coalesce(d.day, x.day),
+                   d.comments, x.n
+              FROM (SELECT c.article_id, (c.created_at AT TIME ZONE 'Europe/Paris')::date AS day, count(*) AS n
+                      FROM blog_comment c WHERE c.article_id IS NOT NULL AND c.created_at IS NOT NULL GROUP BY 1, 2) x
+              FULL JOIN blog_article_day d ON d.article_id = x.article_id AND d.day = x.day
+             WHERE coalesce(d.comments, 0) <> coalesce(x.n, 0)
+               AND EXISTS (SELECT FROM countercache.counter k WHERE k.target_table = 'blog_article_day')
+            UNION ALL
+            SELECT 'article hour likes', coalesce(h.article_id, x.article_id) || ' ' || coalesce(h.hour, x.hour),
+                   h.likes, x.n
+              FROM (SELECT c.article_id, date_bin('1 hour', c.created_at, '2000-01-01Z') AS hour,
+                           coalesce(sum(c.likes), 0) AS n
+                      FROM blog_comment c WHERE c.article_id IS NOT NULL AND c.created_at IS NOT NULL GROUP BY 1, 2) x
+              FULL JOIN blog_article_hour h ON h.article_id = x.article_id AND h.hour = x.hour
+             WHERE coalesce(h.likes, 0) <> coalesce(x.n, 0)
+               AND EXISTS (SELECT FROM countercache.counter k WHERE k.target_table = 'blog_article_hour')
             """;
 
     private BlogSchema() {
@@ -209,13 +253,18 @@ final class BlogSchema {
 
     /**
      * The schema with every counter of {@link #ALL} kept by one strategy (slotted: 4 slots, so that they fill); the
-     * min and max, which only the queues can keep, by the queue under direct and slotted; the counts of distinct
-     * values, which only the queue keeps, by the queue under every strategy.
+     * min and max and the counters per bucket, which only the queues can keep, by the queue under direct and slotted;
+     * the counts of distinct values, which only the queue keeps, by the queue under every strategy.
      */
     static void create(TestDatabase db, Strategy strategy) throws SQLException {
+        create(db, strategy, ALL);
+    }
+
+    /** The schema with these counters, as {@link #create(TestDatabase, Strategy)} keeps them. */
+    static void create(TestDatabase db, Strategy strategy, List<CounterDefinition> counters) throws SQLException {
         db.execute(TABLES);
-        install(db, ALL.stream().map(c -> c.distinctColumn() != null
-                || c.extreme() != null && (strategy == Strategy.DIRECT || strategy == Strategy.SLOTTED)
+        install(db, counters.stream().map(c -> c.distinctColumn() != null
+                || (c.extreme() != null || c.bucket() != null) && (strategy == Strategy.DIRECT || strategy == Strategy.SLOTTED)
                 ? c : c.withStrategy(strategy, 4)).toList());
     }
 

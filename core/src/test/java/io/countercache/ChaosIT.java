@@ -67,7 +67,7 @@ class ChaosIT {
     @EnumSource(value = Strategy.class, names = {"QUEUE", "UNLOGGED", "DIRECT", "SLOTTED"})
     void everythingAtOnceEndsExactAndNoRollupEverWaits(Strategy strategy) throws Exception {
         TestDatabase db = TestPostgres.newDatabase(ChaosIT.class);
-        BlogSchema.create(db, strategy);
+        BlogSchema.create(db, strategy, BlogSchema.WITH_BUCKETS);
         db.execute("INSERT INTO blog_user (id) SELECT g FROM generate_series(1, " + USERS + ") g;"
                 + "INSERT INTO blog_article (id) SELECT g FROM generate_series(1, " + ARTICLES + ") g;"
                 + "INSERT INTO shop VALUES (1, 's'), (2, 't');"
@@ -184,11 +184,15 @@ class ChaosIT {
             String order = "'00000000-0000-0000-0000-00000000000" + (1 + r.nextInt(3)) + "'";
             int shop = 1 + r.nextInt(2);
             st.execute(switch (r.nextInt(13)) {
-                case 0, 1 -> "INSERT INTO blog_comment (creator_id, article_id, publish_status, likes) VALUES ("
-                        + user + ", " + article + ", " + status + ", " + r.nextInt(5) + ")";
-                case 2 -> "INSERT INTO blog_comment (creator_id, article_id, publish_status, likes) SELECT 1 + g % "
-                        + USERS + ", " + article + ", " + status + ", g % 4 FROM generate_series(1, 30) g";
+                // times over three days, so that the counters per day and per hour fill several buckets
+                case 0, 1 -> "INSERT INTO blog_comment (creator_id, article_id, publish_status, likes, created_at) VALUES ("
+                        + user + ", " + article + ", " + status + ", " + r.nextInt(5) + ", now() - interval '"
+                        + r.nextInt(72 * 60) + " minutes')";
+                case 2 -> "INSERT INTO blog_comment (creator_id, article_id, publish_status, likes, created_at) SELECT 1 + g % "
+                        + USERS + ", " + article + ", " + status + ", g % 4, now() - g * interval '97 minutes'"
+                        + " FROM generate_series(1, 30) g";
                 case 3 -> "UPDATE blog_comment SET publish_status = " + status + ", likes = likes + 1"
+                        + (r.nextBoolean() ? "" : ", created_at = created_at - interval '" + r.nextInt(1500) + " minutes'")
                         + " WHERE id IN (SELECT id FROM blog_comment WHERE article_id = " + article + " LIMIT 5)";
                 case 4 -> "UPDATE blog_comment SET article_id = " + article + " WHERE id IN (SELECT id FROM blog_comment"
                         + " WHERE creator_id = " + user + " ORDER BY random() LIMIT 3)";
@@ -243,7 +247,7 @@ class ChaosIT {
     }
 
     private void recount(Statement st, SplittableRandom r) throws SQLException {
-        CounterDefinition c = BlogSchema.ALL.get(r.nextInt(BlogSchema.ALL.size()));
+        CounterDefinition c = BlogSchema.WITH_BUCKETS.get(r.nextInt(BlogSchema.WITH_BUCKETS.size()));
         if (r.nextBoolean()) {
             st.execute("SELECT countercache.recount(" + c.id() + ")");
         } else {

@@ -1,6 +1,7 @@
 package io.countercache;
 
 import io.countercache.internal.InstallSql;
+import io.countercache.spi.CounterDefinition;
 import io.countercache.spi.Installation;
 import io.countercache.spi.LimitDefinition;
 import io.countercache.testing.TestDatabase;
@@ -35,13 +36,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class RolesIT {
 
     private static TestDatabase db;
+    /** Every counter of the blog, those per bucket and one with a retention included. */
+    private static final List<CounterDefinition> ALL_COUNTERS = java.util.stream.Stream.concat(
+            BlogSchema.WITH_BUCKETS.stream(), java.util.stream.Stream.of(BlogSchema.ARTICLE_WEEK_COMMENTS)).toList();
 
     @BeforeAll
     static void rolesAndSchema() throws Exception {
         db = TestPostgres.newDatabase(RolesIT.class);
-        BlogSchema.create(db);
+        BlogSchema.create(db, Strategy.QUEUE, ALL_COUNTERS);
         try (Connection c = db.dataSource().getConnection()) {
-            Installation.apply(c, Installation.units(BlogSchema.ALL,
+            Installation.apply(c, Installation.units(ALL_COUNTERS,
                     List.of(new LimitDefinition("test", "calls", "1 day", 2, "UTC", 2))));
         }
         db.execute("""
@@ -119,7 +123,7 @@ class RolesIT {
         try (Connection c = app.getConnection()) {
             assertThat(ExactReads.read(c, BlogSchema.ARTICLE_COMMENTS, List.of(1L)).get(1L)).isEqualTo(
                     db.queryLong("SELECT count(*) FROM blog_comment WHERE article_id = 1"));
-            assertThat(CatalogCheck.differences(c, BlogSchema.ALL, Set.of()))
+            assertThat(CatalogCheck.differences(c, ALL_COUNTERS, Set.of()))
                     .as("the boot check, run by the application").isEmpty();
             assertThat(Limits.admit(c, "calls", 7).admitted()).isTrue();
             c.setAutoCommit(false);
@@ -157,6 +161,10 @@ class RolesIT {
         run(worker, "SELECT countercache.recount(" + BlogSchema.USER_PUBLIC.id() + ")");
         run(worker, "SELECT countercache.recount(" + BlogSchema.ARTICLE_LIKES.id() + ")");   // a sum of a column
         run(worker, "SELECT countercache.recount(" + BlogSchema.ORDER_VALUE.id() + ")");     // a sum of money
+        run(worker, "SELECT countercache.recount(" + BlogSchema.ARTICLE_DAY_COMMENTS.id() + ")");   // per bucket
+        db.execute("INSERT INTO blog_article_week (article_id, week) VALUES (1, '2000-01-03')");   // long gone
+        run(worker, "SELECT countercache.prune_buckets(100)");
+        assertThat(db.queryLong("SELECT count(*) FROM blog_article_week WHERE week < '2001-01-01'")).isZero();
         w.drain();
         BlogSchema.assertExactAfterRollup(db);
         assertThat(w.metrics().queueDepth()).isZero();
@@ -170,7 +178,7 @@ class RolesIT {
         db.execute("ALTER TABLE blog_comment ADD COLUMN unguarded int; ALTER TABLE blog_comment DROP COLUMN unguarded");
         db.execute(script("guard"));
         assertThatThrownBy(() -> db.executeInTransaction("ALTER TABLE blog_comment RENAME COLUMN likes TO hearts"))
-                .hasMessageContaining("countercache: ALTER TABLE would break 2 counters:");
+                .hasMessageContaining("countercache: ALTER TABLE would break 3 counters:");
         run(as("app_user", "app"), "CREATE TABLE own (id int); ALTER TABLE own ADD COLUMN x int;"
                 + " ALTER TABLE own RENAME COLUMN x TO y; DROP TABLE own");
     }

@@ -33,3 +33,13 @@ CREATE INDEX blog_article_blog_id ON blog_article (blog_id);
 -- When an article's public comments last changed: the counter touches it in the update that changes it.
 ALTER TABLE blog_article ADD COLUMN updated_at timestamptz;
 -- rollback ALTER TABLE blog_article DROP COLUMN updated_at;
+
+-- changeset blog:4
+-- When a comment was written, and an article's public comments per day (in Paris), in rows the rollup creates.
+ALTER TABLE blog_comment ADD COLUMN created_at timestamptz NOT NULL DEFAULT now();
+CREATE TABLE blog_article_day (
+    article_id bigint NOT NULL REFERENCES blog_article (id) ON DELETE CASCADE,
+    day        date   NOT NULL,
+    PRIMARY KEY (article_id, day)
+);
+-- rollback DROP TABLE blog_article_day; ALTER TABLE blog_comment DROP COLUMN created_at;

@@ -81,7 +81,7 @@ BEGIN
 END
 $fn$;
 
-SELECT countercache.begin_upgrades(7);
+SELECT countercache.begin_upgrades(8);
 SELECT countercache.upgrade(1, $upgrade$
 -- Version 1: the tables of countercache 0.1 (the catalog, the queues, slots, parked deltas, recount jobs, limits).
 -- Runs once, on a database without them. An installation made before schema versions existed is taken to be at
@@ -312,6 +312,22 @@ SELECT countercache.upgrade(7, $upgrade$
 -- update changing the counter sets to now(), in the same statement. NULL for every counter installed before.
 ALTER TABLE countercache.counter ADD COLUMN touch_column name;
 $upgrade$);
+SELECT countercache.upgrade(8, $upgrade$
+-- Version 8: a counter may be kept per parent and per period in rows of their own (@CounterCache(bucket = ...)): its
+-- target is a bucket table keyed by (bucket_parent, bucket_column), whose rows the rollup creates, and a source row
+-- counts for the period of bucket_period, aligned in bucket_zone, that holds its bucket_source; the workers drop
+-- buckets older than bucket_retention periods (NULL: none). NULL for every counter installed before. See buckets.sql.
+ALTER TABLE countercache.counter ADD COLUMN bucket_source name;
+ALTER TABLE countercache.counter ADD COLUMN bucket_period interval;
+ALTER TABLE countercache.counter ADD COLUMN bucket_zone text;
+ALTER TABLE countercache.counter ADD COLUMN bucket_parent name;
+ALTER TABLE countercache.counter ADD COLUMN bucket_column name;
+ALTER TABLE countercache.counter ADD CONSTRAINT counter_bucket
+    CHECK (pg_catalog.num_nulls(bucket_source, bucket_period, bucket_zone, bucket_parent, bucket_column)
+           OPERATOR(pg_catalog.=) ANY (ARRAY[0, 5]));
+ALTER TABLE countercache.counter ADD COLUMN bucket_retention integer
+    CHECK (bucket_retention IS NULL OR (bucket_retention OPERATOR(pg_catalog.>) 0 AND bucket_period IS NOT NULL));
+$upgrade$);
 
 -- The catalog: a counter's definition, checked and recorded (define_counter), and forgotten (forget, prune,
 -- uninstall); and the helpers every subsystem uses to read it and to name what is wrong. The tables are in
@@ -443,6 +459,9 @@ BEGIN
     END IF;
     -- the counter's own column is not a schema change the DDL guard should stop
     PERFORM set_config('countercache.ddl_guard', 'off', true);
+    IF c.bucket_period IS NOT NULL THEN
+        PERFORM countercache.add_bucket_key(c);
+    END IF;
     IF c.aggregate IS NOT NULL THEN
         -- a min or max: NULL until a row counts, of its column's type (checked above)
         IF countercache.column_type(c.target_schema, c.target_table, c.target_column) IS NULL THEN
@@ -576,6 +595,353 @@ BEGIN
 END
 $fn$;
 
+-- Buckets: counters kept in rows of their own, one per parent and period (@CounterCache(bucket = ...)): comments per
+-- article per day. The target is a table keyed by (parent, bucket start); the rollup creates its rows.
+--
+-- A bucket row's key is its parent's key and its bucket's start packed into one uuid, which the library keeps in a
+-- generated column of the bucket table (the counter's target_key, with a unique index): the high 64 bits are the
+-- parent key (two's complement), the low 64 the start's seconds since the epoch (a date's midnight and a timestamp's
+-- wall time read as UTC). The queue, the orphans, the dead letters, the target triggers, the recount and drift then
+-- treat it as any uuid key; what is particular to buckets is here: the key of a source row (bucket_key_sql), the
+-- rows a round must create before it applies (bucket_rows_sql), and the problems of a declaration (bucket_problems).
+
+-- The key of the bucket that starts at a time, of a parent.
+CREATE OR REPLACE FUNCTION countercache.bucket_key(parent bigint, bucket timestamptz)
+RETURNS uuid
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT (lpad(to_hex(parent), 16, '0') || lpad(to_hex(floor(extract(epoch FROM bucket))::bigint), 16, '0'))::uuid
+$fn$;
+CREATE OR REPLACE FUNCTION countercache.bucket_key(parent bigint, bucket timestamp)
+RETURNS uuid
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT countercache.bucket_key(parent, bucket AT TIME ZONE 'UTC')
+$fn$;
+CREATE OR REPLACE FUNCTION countercache.bucket_key(parent bigint, bucket date)
+RETURNS uuid
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT countercache.bucket_key(parent, bucket::timestamp AT TIME ZONE 'UTC')
+$fn$;
+
+-- The parent key and the bucket's start that a key packs.
+CREATE OR REPLACE FUNCTION countercache.key_parent(key uuid)
+RETURNS bigint
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT ('x' || left(encode(uuid_send(key), 'hex'), 16))::bit(64)::bigint
+$fn$;
+CREATE OR REPLACE FUNCTION countercache.key_start(key uuid)
+RETURNS timestamptz
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT to_timestamp(('x' || right(encode(uuid_send(key), 'hex'), 16))::bit(64)::bigint)
+$fn$;
+
+-- A period's start (an expression of type timestamptz) as bucket counter c's table keeps it: in the type of its bucket
+-- column, a date or a timestamp being the start's wall time in the counter's zone.
+CREATE OR REPLACE FUNCTION countercache.as_start_sql(c countercache.counter, start text)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE countercache.column_type(c.target_schema, c.target_table, c.bucket_column)
+                WHEN 'timestamptz'::regtype THEN start
+                WHEN 'date'::regtype THEN format('(%s AT TIME ZONE %L)::date', start, c.bucket_zone)
+                ELSE format('(%s AT TIME ZONE %L)', start, c.bucket_zone) END
+$fn$;
+
+-- Retention: the buckets of counter c that are kept are those whose start is at or after this cutoff, as key_start
+-- reads it from their keys: the start of the period retention periods before the current one. NULL: all are kept.
+-- The window moves with time, so stored + pending = recount is kept for the buckets in it (drift and the recount
+-- read only those, in_batch_sql); a round consumes the deltas of older ones without effect, and prune_buckets
+-- deletes their rows, queued deltas, orphans and dead letters.
+CREATE OR REPLACE FUNCTION countercache.bucket_cutoff(c countercache.counter)
+RETURNS timestamptz
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    cutoff timestamptz;
+BEGIN
+    IF c.bucket_retention IS NULL THEN
+        RETURN NULL;
+    END IF;
+    EXECUTE format('SELECT countercache.key_start(countercache.bucket_key(0, %s))',
+                   countercache.as_start_sql(c, '$1'))
+        INTO cutoff
+        USING countercache.period_start(c.bucket_period, c.bucket_zone, now()) - c.bucket_period * c.bucket_retention;
+    RETURN cutoff;
+END
+$fn$;
+
+-- Deletes, for each bucket table with a retention, at most max_rows of its rows older than the window, and every
+-- queued delta, orphan and dead letter of buckets that old (the hand-backs the deleted rows' target trigger just
+-- queued among them), in one transaction: the amounts leave both sides of stored + pending = recount, which is no
+-- longer kept for them. Rows and deltas a round holds are skipped (SKIP LOCKED), never waited for; a later call
+-- takes what a round re-creates. Returns the rows deleted.
+CREATE OR REPLACE FUNCTION countercache.prune_buckets(max_rows integer DEFAULT countercache.default_batch_size())
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '200ms'
+AS $fn$
+DECLARE
+    c countercache.counter;
+    cutoff timestamptz;
+    mine integer[];
+    gone bigint;
+    total bigint := 0;
+    place name;
+BEGIN
+    FOR c IN SELECT DISTINCT ON (k.target_schema, k.target_table) k.* FROM countercache.counter k
+              WHERE k.bucket_retention IS NOT NULL ORDER BY k.target_schema, k.target_table, k.id LOOP
+        cutoff := countercache.bucket_cutoff(c);
+        mine := ARRAY(SELECT k.id FROM countercache.counter k
+                       WHERE k.target_schema = c.target_schema AND k.target_table = c.target_table);
+        BEGIN
+            EXECUTE format($q$WITH old AS (
+                                  SELECT t.ctid FROM %1$I.%2$I t WHERE countercache.key_start(t.%3$I) < $1
+                                   LIMIT $2 FOR UPDATE OF t SKIP LOCKED
+                              ), gone AS (
+                                  DELETE FROM %1$I.%2$I t USING old WHERE t.ctid = old.ctid RETURNING 1
+                              )
+                              SELECT count(*) FROM gone$q$, c.target_schema, c.target_table, c.target_key)
+                INTO gone USING cutoff, max_rows;
+            total := total + gone;
+            FOREACH place IN ARRAY ARRAY['delta', 'delta_unlogged', 'orphan', 'dead_letter'] LOOP
+                EXECUTE format($q$DELETE FROM countercache.%1$I q WHERE q.ctid = ANY (ARRAY(
+                                      SELECT p.ctid FROM countercache.%1$I p
+                                       WHERE p.counter_id = ANY ($1) AND countercache.key_start(p.target_uuid) < $2
+                                         FOR UPDATE SKIP LOCKED))$q$, place)
+                    USING mine, cutoff;
+            END LOOP;
+        EXCEPTION
+            WHEN lock_not_available THEN
+                NULL;   -- DDL holds the table: its old buckets wait for a later call
+            WHEN insufficient_privilege THEN
+                RAISE WARNING 'countercache: the worker may not prune %.%: % (its old buckets stay)', c.target_schema,
+                    c.target_table, SQLERRM USING HINT = 'grant the worker what docs/security.md lists for it';
+        END;
+    END LOOP;
+    RETURN total;
+END
+$fn$;
+
+-- The key a source row (aliased as the source table) counts for under bucket counter c: its parent, and the start of
+-- the period that holds its time, aligned in the counter's zone (period_start, as limits align), in the type of the
+-- target's bucket column. A time without zone is a wall time in that zone; a row whose time is NULL counts for no
+-- bucket (counts_sql).
+CREATE OR REPLACE FUNCTION countercache.bucket_key_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format('countercache.bucket_key(%I.%I, %s)', c.source_table, c.source_fk, countercache.as_start_sql(c, s.start))
+      FROM (SELECT format('countercache.period_start(%L::interval, %L, %s)', c.bucket_period, c.bucket_zone,
+                          CASE countercache.column_type(c.source_schema, c.source_table, c.bucket_source)
+                               WHEN 'timestamptz'::regtype THEN format('%I.%I', c.source_table, c.bucket_source)
+                               WHEN 'date'::regtype
+                               THEN format('(%I.%I::timestamp AT TIME ZONE %L)', c.source_table, c.bucket_source, c.bucket_zone)
+                               ELSE format('(%I.%I AT TIME ZONE %L)', c.source_table, c.bucket_source, c.bucket_zone)
+                          END) AS start) s
+$fn$;
+
+-- The table and key a bucket table's parent column points at by its foreign key constraint (no row without one).
+CREATE OR REPLACE FUNCTION countercache.bucket_parent_table(c countercache.counter)
+RETURNS TABLE (tbl regclass, key name)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT k.confrelid::regclass, a.attname
+      FROM pg_constraint k
+      JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = k.confkey[1]
+     WHERE k.contype = 'f' AND cardinality(k.conkey) = 1
+       AND k.conrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
+       AND k.conkey[1] = (SELECT x.attnum FROM pg_attribute x WHERE x.attrelid = k.conrelid AND x.attname = c.bucket_parent)
+     ORDER BY k.oid
+     LIMIT 1
+$fn$;
+
+-- Of these parents of bucket counter counter_id's rows, those that exist and that no transaction holds in a mode that
+-- conflicts with FOR KEY SHARE (FOR UPDATE, a delete, a key change), locked FOR KEY SHARE SKIP LOCKED in key order
+-- until the end of the transaction: the lock a foreign key check takes, taken without waiting. All of them when the
+-- bucket table has no foreign key constraint on its parent. SECURITY DEFINER: a row lock needs a right to update the
+-- table, which the worker has no need of otherwise; the table is the one the catalog's counter points at.
+CREATE OR REPLACE FUNCTION countercache.lock_parents(counter_id integer, parents bigint[])
+RETURNS bigint[]
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    c countercache.counter;
+    p record;
+    locked bigint[];
+BEGIN
+    SELECT * INTO c FROM countercache.counter k WHERE k.id = lock_parents.counter_id AND k.bucket_period IS NOT NULL;
+    SELECT * INTO p FROM countercache.bucket_parent_table(c);
+    IF NOT FOUND THEN
+        RETURN parents;
+    END IF;
+    EXECUTE format('SELECT coalesce(array_agg(x.k), ''{}'') FROM (SELECT p.%2$I::bigint AS k FROM %1$s p'
+                   ' WHERE p.%2$I = ANY ($1) ORDER BY 1 FOR KEY SHARE OF p SKIP LOCKED) x', p.tbl, p.key)
+        INTO locked USING parents;
+    RETURN locked;
+END
+$fn$;
+
+-- The statement that creates the rows a round is about to apply to and that do not exist yet, on a bucket table
+-- (NULL for any other): $1 counters, $2 uuid keys, $3 sums of the claimed deltas, $4 the counters of this table to
+-- apply, $5 one key (as text) to restrict to, or NULL. A row starts at 0 in every counter (the target trigger queues
+-- nothing for it) and the applying statement that follows adds the sums, like any row's. Only keys with a sum to add
+-- (a sum of 0 makes no row) whose parent exists: the statement first locks the parents (lock_parents) as the insert's
+-- foreign key check will, so that check finds the lock held and never waits for an application that holds a parent
+-- FOR UPDATE; a parent that is missing or so held gets no row this round, and the applying statement moves its sums
+-- to the orphans, adopted once the parent exists and is free.
+-- Two rounds that create one row: the second waits for the first's index entry, then leaves the row to it (ON
+-- CONFLICT DO NOTHING) and applies to it once it sees it committed; both insert in key order, so they cannot wait
+-- for each other in a cycle, and the round's lock timeout bounds the wait (the table is given up, its deltas stay
+-- queued in their place).
+CREATE OR REPLACE FUNCTION countercache.bucket_rows_sql(target_schema name, target_table name)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format(
+        $q$WITH u AS (
+               SELECT DISTINCT u.tu AS k FROM unnest($1::integer[], $2::uuid[], $3::bigint[]) AS u(c, tu, d)
+                WHERE u.c = ANY ($4) AND u.d <> 0 AND ($5::text IS NULL OR u.tu::text = $5)
+                  AND NOT EXISTS (SELECT FROM %1$I.%2$I t WHERE t.%5$I = u.tu)
+           ), free AS (
+               %7$s
+           )
+           INSERT INTO %1$I.%2$I (%3$I, %4$I)
+           SELECT countercache.key_parent(u.k), %6$s FROM u
+            WHERE countercache.key_parent(u.k) IN (SELECT f.parent FROM free f)
+            ORDER BY u.k
+           ON CONFLICT DO NOTHING$q$,
+        c.target_schema, c.target_table, c.bucket_parent, c.bucket_column, c.target_key,
+        CASE countercache.column_type(c.target_schema, c.target_table, c.bucket_column)
+             WHEN 'timestamptz'::regtype THEN 'countercache.key_start(u.k)'
+             WHEN 'date'::regtype THEN $$(countercache.key_start(u.k) AT TIME ZONE 'UTC')::date$$
+             ELSE $$countercache.key_start(u.k) AT TIME ZONE 'UTC'$$ END,
+        format('SELECT unnest(countercache.lock_parents(%s, ARRAY(SELECT countercache.key_parent(u.k) FROM u))) AS parent',
+               c.id))
+      FROM countercache.counter c
+     WHERE c.target_schema = bucket_rows_sql.target_schema AND c.target_table = bucket_rows_sql.target_table
+       AND c.bucket_period IS NOT NULL
+     ORDER BY c.id
+     LIMIT 1
+$fn$;
+
+-- Gives a bucket table the generated column that packs its key, and that column's unique index, unless it has them.
+CREATE OR REPLACE FUNCTION countercache.add_bucket_key(c countercache.counter)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF countercache.column_type(c.target_schema, c.target_table, c.target_key) IS NULL THEN
+        EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I uuid GENERATED ALWAYS AS (countercache.bucket_key(%I, %I)) STORED',
+                       c.target_schema, c.target_table, c.target_key, c.bucket_parent, c.bucket_column);
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_index i
+                    WHERE i.indrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
+                      AND i.indisunique AND i.indpred IS NULL AND i.indkey::text = (
+                          SELECT a.attnum::text FROM pg_attribute a
+                           WHERE a.attrelid = i.indrelid AND a.attname = c.target_key)) THEN
+        EXECUTE format('CREATE UNIQUE INDEX %I ON %I.%I (%I)', left(c.target_table, 45) || '_countercache_key',
+                       c.target_schema, c.target_table, c.target_key);
+    END IF;
+END
+$fn$;
+
+-- The problems only a bucket counter can have (counter_problems checks the rest).
+CREATE OR REPLACE FUNCTION countercache.bucket_problems(c countercache.counter)
+RETURNS TABLE (problem text, fix text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    d constant text := '@CounterCache on ' || c.declared_by;
+    t regtype;
+    other countercache.counter;
+BEGIN
+    IF c.strategy NOT IN ('queue', 'unlogged') THEN
+        RETURN QUERY SELECT d || ': ' || format('strategy %s cannot keep a counter per bucket', c.strategy),
+            'use strategy QUEUE or UNLOGGED: the rollup creates the bucket rows, which a writer must not wait on';
+    END IF;
+    IF c.via_table IS NOT NULL OR c.aggregate IS NOT NULL OR c.distinct_column IS NOT NULL THEN
+        RETURN QUERY SELECT d || ': a counter per bucket counts or sums rows of a source that points straight at the'
+            || ' parent', 'leave out min, max and distinct, and name a many-to-one of the source (not a path) with via';
+    END IF;
+    IF c.key_type <> 'uuid' THEN
+        RETURN QUERY SELECT d || ': ' || format('key type %s is not a bucket''s', c.key_type),
+            'regenerate the changelog: a bucket row''s key is a uuid the library keeps';
+    END IF;
+    RETURN QUERY SELECT d || ': bucket period ' || x.p, 'give a positive period of whole units, as "1 hour" or "1 day"'
+      FROM (SELECT countercache.period_problem(c.bucket_period) AS p) x WHERE x.p IS NOT NULL;
+    IF NOT EXISTS (SELECT FROM pg_timezone_names z WHERE z.name = c.bucket_zone) THEN
+        RETURN QUERY SELECT d || ': ' || format('time zone %L is unknown', c.bucket_zone),
+            'name a zone of pg_timezone_names, as "UTC" or "Europe/Paris"';
+    END IF;
+    t := countercache.column_type(c.source_schema, c.source_table, c.bucket_source);
+    IF to_regclass(format('%I.%I', c.source_schema, c.source_table)) IS NOT NULL
+       AND (t IS NULL OR t NOT IN ('timestamptz'::regtype, 'timestamp'::regtype, 'date'::regtype)) THEN
+        RETURN QUERY SELECT d || ': ' || format('bucket column %I.%I.%I is %s', c.source_schema, c.source_table,
+            c.bucket_source, coalesce(t::text, 'missing')),
+            'bucket by a time of the source: a timestamp with or without time zone, or a date';
+    END IF;
+    IF to_regclass(format('%I.%I', c.target_schema, c.target_table)) IS NULL THEN
+        RETURN;
+    END IF;
+    t := countercache.column_type(c.target_schema, c.target_table, c.bucket_column);
+    IF t IS NULL OR t NOT IN ('timestamptz'::regtype, 'timestamp'::regtype, 'date'::regtype) THEN
+        RETURN QUERY SELECT d || ': ' || format('bucket start %I.%I.%I is %s', c.target_schema, c.target_table,
+            c.bucket_column, coalesce(t::text, 'missing')),
+            'keep the bucket''s start in a timestamp with or without time zone, or a date';
+    ELSIF t = 'date'::regtype AND c.bucket_period < interval '1 day' THEN
+        RETURN QUERY SELECT d || ': ' || format('bucket start %I.%I.%I is a date, too coarse for a period of %s',
+            c.target_schema, c.target_table, c.bucket_column, c.bucket_period),
+            'keep the start of a period shorter than a day in a timestamp';
+    END IF;
+    t := countercache.column_type(c.target_schema, c.target_table, c.bucket_parent);
+    IF t IS NULL OR t NOT IN ('integer'::regtype, 'bigint'::regtype) THEN
+        RETURN QUERY SELECT d || ': ' || format('bucket parent %I.%I.%I is %s', c.target_schema, c.target_table,
+            c.bucket_parent, coalesce(t::text, 'missing')),
+            'a bucket row points at a parent with an integer or bigint key';
+    END IF;
+    IF countercache.column_type(c.target_schema, c.target_table, c.target_key) IS NOT NULL
+       AND NOT EXISTS (SELECT FROM pg_attribute a
+                        WHERE a.attrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
+                          AND a.attname = c.target_key AND a.attgenerated = 's' AND a.atttypid = 'uuid'::regtype
+                          AND pg_get_expr((SELECT ad.adbin FROM pg_attrdef ad
+                                            WHERE ad.adrelid = a.attrelid AND ad.adnum = a.attnum), a.attrelid)
+                              LIKE 'countercache.bucket_key(%') THEN
+        RETURN QUERY SELECT d || ': ' || format('%I.%I.%I is not the key the library keeps of (%I, %I)',
+            c.target_schema, c.target_table, c.target_key, c.bucket_parent, c.bucket_column),
+            format('drop the column %I: the library adds it, generated from the parent and the bucket start',
+                   c.target_key);
+    END IF;
+    SELECT * INTO other FROM countercache.counter k
+     WHERE k.target_schema = c.target_schema AND k.target_table = c.target_table AND k.id <> c.id
+       AND (k.bucket_parent, k.bucket_column, k.bucket_period, k.bucket_zone, k.bucket_retention)
+           IS DISTINCT FROM (c.bucket_parent, c.bucket_column, c.bucket_period, c.bucket_zone, c.bucket_retention)
+     ORDER BY k.id LIMIT 1;
+    IF FOUND THEN
+        RETURN QUERY SELECT d || ': ' || format('%s keeps the rows of %I.%I by another parent, bucket, period or retention',
+            other.declared_by, c.target_schema, c.target_table),
+            'give every counter of a bucket table the same parent, period, time zone and retention (or a table of its own)';
+    END IF;
+END
+$fn$;
+
 -- Capture: the triggers that turn every write of a counted table into deltas, generated here from the catalog, so
 -- that a table's triggers always serve every counter the catalog holds for it, whichever changelog declared it.
 --
@@ -607,7 +973,8 @@ $fn$;
 
 -- The contribution formula, in four pieces that every reader of it shares: whether a row (aliased as the source
 -- table) counts for counter c at all: its foreign key is set and the counter's condition holds, judged on the source
--- row alone (and, for a distinct counter, it has a value: count(DISTINCT x) passes NULL over);
+-- row alone (and, for a distinct counter, it has a value: count(DISTINCT x) passes NULL over; for a counter per
+-- bucket, a time);
 CREATE OR REPLACE FUNCTION countercache.counts_sql(c countercache.counter)
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -616,6 +983,19 @@ AS $fn$
     SELECT format('%1$I.%2$I IS NOT NULL AND (%3$s)', c.source_table, c.source_fk, coalesce(c.condition, 'true'))
         || CASE WHEN c.distinct_column IS NULL THEN ''
                 ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.distinct_column) END
+        || CASE WHEN c.bucket_source IS NULL THEN ''
+                ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.bucket_source) END
+$fn$;
+
+-- the key it counts for: its foreign key (the middle row's key, along a path, which contributions_sql looks up), or
+-- for a counter per bucket the key of its parent's bucket that holds its time (bucket_key_sql);
+CREATE OR REPLACE FUNCTION countercache.key_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN c.bucket_period IS NULL THEN format('%I.%I', c.source_table, c.source_fk)
+                ELSE countercache.bucket_key_sql(c) END
 $fn$;
 
 -- the value it counts once per target, for a distinct counter (as text: the checks allow only types whose text is one
@@ -682,8 +1062,8 @@ AS $fn$
                   CASE WHEN target IS NOT NULL THEN target
                        WHEN c.via_table IS NULL THEN 's.f'
                        ELSE format('v.%I', c.via_fk) END)
-        || format('SELECT %1$I.%2$I AS f, %6$s AS v, %3$s AS d FROM %4$s AS %1$I WHERE %5$s', c.source_table,
-                  c.source_fk, countercache.amount_sql(c, sign), rows, countercache.counts_sql(c),
+        || format('SELECT %2$s AS f, %6$s AS v, %3$s AS d FROM %4$s AS %1$I WHERE %5$s', c.source_table,
+                  countercache.key_sql(c), countercache.amount_sql(c, sign), rows, countercache.counts_sql(c),
                   countercache.value_sql(c))
         || ') s'
         || CASE WHEN target IS NOT NULL THEN format(' WHERE %s IS NOT NULL', target)
@@ -702,14 +1082,14 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format('CASE WHEN %s %s THEN %s END AS k%s, %s AS d%4$s, %6$s AS v%4$s', countercache.named_sql(c),
                   countercache.counts_sql(c),
-                  CASE WHEN c.via_table IS NULL THEN format('%I.%I', c.source_table, c.source_fk)
+                  CASE WHEN c.via_table IS NULL THEN countercache.key_sql(c)
                        ELSE format('(SELECT v.%I FROM %I.%I v WHERE v.%I = %I.%I)', c.via_fk, c.via_schema,
                                    c.via_table, c.via_key, c.source_table, c.source_fk) END,
                   i, countercache.amount_sql(c, sign), countercache.value_sql(c))
 $fn$;
 
 -- What counter c reads of a source row (aliased as the source table): the key it points at, its condition, its summed,
--- min/max or distinct column. Two versions of a row with the same signature contribute the same to c.
+-- min/max or distinct column, its bucket's time. Two versions of a row with the same signature contribute the same to c.
 CREATE OR REPLACE FUNCTION countercache.signature_sql(c countercache.counter)
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -718,6 +1098,7 @@ AS $fn$
     SELECT format('%1$I.%2$I, (%3$s)', c.source_table, c.source_fk, coalesce(c.condition, 'true'))
         || CASE WHEN coalesce(c.sum_column, c.aggregate_column, c.distinct_column) IS NULL THEN ''
                 ELSE format(', %I.%I', c.source_table, coalesce(c.sum_column, c.aggregate_column, c.distinct_column)) END
+        || CASE WHEN c.bucket_source IS NULL THEN '' ELSE format(', %I.%I', c.source_table, c.bucket_source) END
 $fn$;
 
 -- Every counter of cs for the one row of rows, in one row (see row_contribution_sql); with signed, each counter's
@@ -1309,13 +1690,16 @@ LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT extr
 CREATE OR REPLACE FUNCTION countercache.as_number(value date) RETURNS numeric
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT extract(epoch FROM value) $fn$;
 
--- The keys of one batch of a recount, ($1, $2] in the counter's key type ($1 or $2 NULL: open), as a condition on key.
+-- The keys of one batch of a recount, ($1, $2] in the counter's key type ($1 or $2 NULL: open), as a condition on key;
+-- for a counter per bucket with a retention, of the buckets it keeps (see bucket_cutoff).
 CREATE OR REPLACE FUNCTION countercache.in_batch_sql(c countercache.counter, key text)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format('($1::%1$s IS NULL OR %2$s > $1::%1$s) AND ($2::%1$s IS NULL OR %2$s <= $2::%1$s)', c.key_type, key)
+        || CASE WHEN c.bucket_retention IS NULL THEN ''
+                ELSE format(' AND countercache.key_start(%s) >= %L::timestamptz', key, countercache.bucket_cutoff(c)) END
 $fn$;
 
 -- The query of drift_sql (below) for a distinct counter, whose state has two levels, each kept by its own correction:
@@ -1660,7 +2044,9 @@ DECLARE
     probe refcursor;
     untrusted text;
     elsewhere text;
-    fk_type text := coalesce(via_key_type, key_type);   -- the type source_fk must have
+    -- the type source_fk must have: the middle table's key, a bucket's parent, or the target key
+    fk_type text := coalesce(via_key_type, countercache.column_type(c.target_schema, c.target_table, c.bucket_parent)::text,
+                             key_type);
     model_fix constant text := 'make the table match the entity (or the entity match the table) and regenerate the changelog';
     missing_fix constant text := 'apply the changelog that creates it before the countercache changelog';
     has_target boolean := to_regclass(format('%I.%I', target_schema, target_table)) IS NOT NULL;
@@ -1679,6 +2065,9 @@ BEGIN
     IF c.distinct_column IS NOT NULL THEN
         RETURN QUERY SELECT * FROM countercache.distinct_problems(c);
     END IF;
+    IF c.bucket_period IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM countercache.bucket_problems(c);
+    END IF;
     IF strategy IS NULL OR strategy NOT IN ('queue', 'unlogged', 'direct', 'slotted') THEN
         RETURN QUERY SELECT d || ': ' || format('strategy %L is unknown', strategy), 'use queue, unlogged, direct or slotted';
     ELSIF (strategy = 'slotted') <> (slots BETWEEN 2 AND 1024) OR (strategy <> 'slotted' AND slots <> 0) THEN
@@ -1689,7 +2078,9 @@ BEGIN
         RETURN QUERY SELECT d || ': ' || format('target table %I.%I does not exist', target_schema, target_table), missing_fix;
     END IF;
     RETURN QUERY SELECT d || ': ' || x.p, model_fix FROM (SELECT countercache.type_problem('key', target_schema, target_table,
-        target_key, key_type, 'the entity model says') AS p) x WHERE has_target AND x.p IS NOT NULL;
+        target_key, key_type, 'the entity model says') AS p) x WHERE has_target AND x.p IS NOT NULL
+        -- a bucket table's key is the library's to add (add_bucket_key), and bucket_problems checks it
+        AND c.bucket_period IS NULL;
     IF NOT has_source THEN
         RETURN QUERY SELECT d || ': ' || format('source table %I.%I does not exist', source_schema, source_table), missing_fix;
     END IF;
@@ -2372,6 +2763,7 @@ DECLARE
     ids bigint[]; cids integer[]; tids bigint[]; tuuids uuid[]; deltas bigint[]; ats timestamptz[]; ns bigint[]; lasts bigint[];
     tb record;
     apply text;
+    creates text;
     kc name;
     key text;
     cid integer;
@@ -2448,6 +2840,26 @@ BEGIN
           FROM (SELECT u.c, sum(u.n) AS n FROM unnest(cids, ns) u(c, n)
                  WHERE NOT EXISTS (SELECT 1 FROM countercache.counter k WHERE k.id = u.c) GROUP BY u.c) g;
         report := report || part;
+        -- and so are those of buckets older than their counter keeps (see bucket_cutoff)
+        IF EXISTS (SELECT FROM countercache.counter k WHERE k.bucket_retention IS NOT NULL) THEN
+            WITH kept AS (
+                SELECT k.id, countercache.bucket_cutoff(k) AS cutoff FROM countercache.counter k
+                 WHERE k.bucket_retention IS NOT NULL
+            ), u AS (
+                SELECT u.*, x.id IS NOT NULL AS old
+                  FROM unnest(ids, cids, tids, tuuids, deltas, ats, ns, lasts) AS u(i, c, ti, tu, d, a, n, l)
+                  LEFT JOIN kept x ON x.id = u.c AND countercache.key_start(u.tu) < x.cutoff
+            )
+            SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('c', g.c, 'n', g.n)), '[]')
+                      FROM (SELECT u.c, sum(u.n) AS n FROM u WHERE u.old GROUP BY u.c) g),
+                   array_agg(u.i) FILTER (WHERE NOT u.old), array_agg(u.c) FILTER (WHERE NOT u.old),
+                   array_agg(u.ti) FILTER (WHERE NOT u.old), array_agg(u.tu) FILTER (WHERE NOT u.old),
+                   array_agg(u.d) FILTER (WHERE NOT u.old), array_agg(u.a) FILTER (WHERE NOT u.old),
+                   array_agg(u.n) FILTER (WHERE NOT u.old), array_agg(u.l) FILTER (WHERE NOT u.old)
+              INTO part, ids, cids, tids, tuuids, deltas, ats, ns, lasts
+              FROM u;
+            report := report || part;
+        END IF;
 
         FOR tb IN
             SELECT c.target_schema, c.target_table, c.target_key, c.key_type,
@@ -2465,6 +2877,8 @@ BEGIN
                                                   tb.counters, tb.columns, tb.scales, with_keys, tb.recomputes,
                                                   tb.touches);
             kc := CASE WHEN tb.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END;
+            -- a bucket table's missing rows are created before each applying statement (in its subtransaction)
+            creates := countercache.bucket_rows_sql(tb.target_schema, tb.target_table);
             BEGIN
                 IF tb.extremes THEN   -- lock first, so that the applying statement's snapshot follows every lock
                     EXECUTE format($q$SELECT %4$s FROM (
@@ -2479,6 +2893,9 @@ BEGIN
                                         ELSE 'array_agg(x.k::bigint), NULL::uuid[]' END,
                                    CASE WHEN tb.key_type = 'uuid' THEN 'tu' ELSE 'ti' END)
                         INTO held_ids, held_uuids USING cids, tids, tuuids, tb.counters;
+                END IF;
+                IF creates IS NOT NULL THEN
+                    EXECUTE creates USING cids, tuuids, deltas, tb.counters, NULL::text;
                 END IF;
                 EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, tb.counters, NULL::text, ns,
                                               held_ids, held_uuids;
@@ -2518,6 +2935,9 @@ BEGIN
                  GROUP BY 1
             LOOP
                 BEGIN
+                    IF creates IS NOT NULL THEN
+                        EXECUTE creates USING cids, tuuids, deltas, key_counters, key;
+                    END IF;
                     EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, key_counters, key, ns,
                                                   held_ids, held_uuids;
                     report := report || coalesce(part, '[]');
@@ -2533,6 +2953,9 @@ BEGIN
                 accepted := '{}'; refused := '{}'; states := '{}'; messages := '{}';
                 FOREACH cid IN ARRAY key_counters LOOP
                     BEGIN
+                        IF creates IS NOT NULL THEN
+                            EXECUTE creates USING cids, tuuids, deltas, ARRAY[cid], key;
+                        END IF;
                         EXECUTE apply USING ids, cids, tids, tuuids, deltas, ats, ARRAY[cid], key, ns, held_ids, held_uuids;
                         RAISE SQLSTATE 'CC001';
                     EXCEPTION
@@ -2549,6 +2972,9 @@ BEGIN
                     END;
                 END LOOP;
                 IF cardinality(accepted) > 0 THEN
+                    IF creates IS NOT NULL THEN
+                        EXECUTE creates USING cids, tuuids, deltas, accepted, key;
+                    END IF;
                     EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, accepted, key, ns, held_ids,
                                                   held_uuids;
                     report := report || coalesce(part, '[]');
@@ -2685,7 +3111,7 @@ BEGIN
                         WHERE o.counter_id = $1 ORDER BY o.id LIMIT $2 FOR UPDATE SKIP LOCKED
                    ), g AS (
                        SELECT c.k, sum(c.delta) AS delta, count(*) AS n, min(c.enqueued_at) AS since,
-                              EXISTS (SELECT 1 FROM %1$I.%2$I t WHERE t.%3$I = c.k) AS present
+                              EXISTS (SELECT 1 FROM %1$I.%2$I t WHERE t.%3$I = c.k)%5$s AS present
                          FROM claimed c GROUP BY c.k
                    ), gone AS (
                        DELETE FROM countercache.orphan o USING claimed c JOIN g ON g.k = c.k
@@ -2697,7 +3123,12 @@ BEGIN
                    INSERT INTO countercache.orphan (counter_id, %4$I, delta, enqueued_at)
                    SELECT $1, g.k, g.delta, g.since FROM g WHERE NOT g.present AND g.delta <> 0 AND g.n > 1$q$,
                 c.target_schema, c.target_table, c.target_key,
-                CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END)
+                CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
+                -- a bucket row is the rollup's to create, once its parent exists
+                CASE WHEN c.bucket_period IS NULL THEN ''
+                     ELSE coalesce((SELECT format(' OR EXISTS (SELECT 1 FROM %s p WHERE p.%I = countercache.key_parent(c.k))',
+                                                  p.tbl, p.key)
+                                      FROM countercache.bucket_parent_table(c) p), ' OR true') END)
                 USING c.id, max_rows;
         EXCEPTION WHEN lock_not_available OR insufficient_privilege THEN
             NULL;   -- the target table is locked (DDL) or may not be read: its orphans wait for a later round
@@ -2812,6 +3243,19 @@ AS $fn$
                    (extract(year FROM period) * 12 + extract(month FROM period))::integer AS months) x
 $fn$;
 
+-- What is wrong with a period to align by (NULL: nothing): it must be positive, and whole months or no months at all.
+CREATE OR REPLACE FUNCTION countercache.period_problem(period interval)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN period IS NULL OR period <= interval '0'
+                THEN format('must be a positive interval, got %s', coalesce(period::text, 'NULL'))
+                WHEN extract(month FROM period) + extract(year FROM period) * 12 > 0
+                     AND period <> (extract(year FROM period) * 12 + extract(month FROM period)) * interval '1 month'
+                THEN format('%s mixes months with smaller units', period) END
+$fn$;
+
 -- Declares a limit (or changes it): name, period, default limit, time zone of the period's alignment, periods kept.
 CREATE OR REPLACE FUNCTION countercache.define_limit(name text, period interval, default_limit bigint,
                                                     time_zone text DEFAULT 'UTC', retention integer DEFAULT 2,
@@ -2826,14 +3270,11 @@ BEGIN
     IF name IS NULL OR name = '' THEN
         RAISE EXCEPTION '%: a limit needs a name', who USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF period IS NULL OR period <= interval '0' THEN
-        RAISE EXCEPTION '%: period must be a positive interval, got %', who, coalesce(period::text, 'NULL')
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'for example interval ''1 day''';
-    END IF;
-    IF extract(month FROM period) + extract(year FROM period) * 12 > 0
-       AND period <> (extract(year FROM period) * 12 + extract(month FROM period)) * interval '1 month' THEN
-        RAISE EXCEPTION '%: period % mixes months with smaller units', who, period
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'use whole months, or days and smaller units';
+    IF countercache.period_problem(period) IS NOT NULL THEN
+        RAISE EXCEPTION '%: period %', who, countercache.period_problem(period)
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = CASE WHEN period > interval '0' THEN 'use whole months, or days and smaller units'
+                              ELSE 'for example interval ''1 day''' END;
     END IF;
     IF default_limit IS NULL OR default_limit < 0 THEN
         RAISE EXCEPTION '%: the limit must be 0 or more, got %', who, coalesce(default_limit::text, 'NULL')
@@ -3144,7 +3585,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'fe916ee29133cfa8' $fn$;
+AS $fn$ SELECT '5da8e4d1347aeeda' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -3186,6 +3627,12 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "aggregate_column": null,
             "distinct_column": null,
             "touch_column": null,
+            "bucket_source": null,
+            "bucket_period": null,
+            "bucket_zone": null,
+            "bucket_parent": null,
+            "bucket_column": null,
+            "bucket_retention": null,
             "definition_hash": "9f3ca17657aaff2ffa56b2a1"
         }')
     UNION ALL
@@ -3216,6 +3663,12 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "aggregate_column": null,
             "distinct_column": "creator_id",
             "touch_column": null,
+            "bucket_source": null,
+            "bucket_period": null,
+            "bucket_zone": null,
+            "bucket_parent": null,
+            "bucket_column": null,
+            "bucket_retention": null,
             "definition_hash": "a9584e988d977954ad281050"
         }')
     UNION ALL
@@ -3246,6 +3699,12 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "aggregate_column": null,
             "distinct_column": null,
             "touch_column": null,
+            "bucket_source": null,
+            "bucket_period": null,
+            "bucket_zone": null,
+            "bucket_parent": null,
+            "bucket_column": null,
+            "bucket_retention": null,
             "definition_hash": "b1145ba5c3998fdf7b45e1ec"
         }')
     UNION ALL
@@ -3276,7 +3735,49 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "aggregate_column": null,
             "distinct_column": null,
             "touch_column": "updated_at",
+            "bucket_source": null,
+            "bucket_period": null,
+            "bucket_zone": null,
+            "bucket_parent": null,
+            "bucket_column": null,
+            "bucket_retention": null,
             "definition_hash": "521dbfd4883d69f094fae352"
+        }')
+    UNION ALL
+    SELECT * FROM countercache.definition_problems('{
+            "id": 1752805725,
+            "name": "public.blog_article_day.public_comments",
+            "declared_by": "ArticleDay.publicComments",
+            "target_schema": "public",
+            "target_table": "blog_article_day",
+            "target_key": "countercache_key",
+            "key_type": "uuid",
+            "target_column": "public_comments",
+            "column_type": "bigint",
+            "source_schema": "public",
+            "source_table": "blog_comment",
+            "source_fk": "article_id",
+            "condition": "publish_status = ''public''",
+            "sum_column": null,
+            "scale": 0,
+            "strategy": "queue",
+            "slots": 0,
+            "via_schema": null,
+            "via_table": null,
+            "via_key": null,
+            "via_key_type": null,
+            "via_fk": null,
+            "aggregate": null,
+            "aggregate_column": null,
+            "distinct_column": null,
+            "touch_column": null,
+            "bucket_source": "created_at",
+            "bucket_period": "1 day",
+            "bucket_zone": "Europe/Paris",
+            "bucket_parent": "article_id",
+            "bucket_column": "day",
+            "bucket_retention": null,
+            "definition_hash": "fa9700d31014a7f043700a3b"
         }')
     UNION ALL
     SELECT * FROM countercache.definition_problems('{
@@ -3306,14 +3807,20 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "aggregate_column": null,
             "distinct_column": null,
             "touch_column": null,
+            "bucket_source": null,
+            "bucket_period": null,
+            "bucket_zone": null,
+            "bucket_parent": null,
+            "bucket_column": null,
+            "bucket_retention": null,
             "definition_hash": "8b1cd055cdfc30d225e4664b"
         }')
   ) p;
 -- rollback empty
 
 -- changeset countercache:countercache-source-public.blog_comment runOnChange:true splitStatements:false rollbackSplitStatements:false
--- comment: counters fed by public.blog_comment: Blog.totalComments, Article.publicCommenters, Article.totalComments, Article.totalPublicComments, User.totalPublicComments
-SELECT countercache.fail('Blog.totalComments, Article.publicCommenters, Article.totalComments, Article.totalPublicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
+-- comment: counters fed by public.blog_comment: Blog.totalComments, Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments
+SELECT countercache.fail('Blog.totalComments, Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_comment')) IS NULL;
 LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
@@ -3345,6 +3852,12 @@ SELECT countercache.define_counter('{
     "aggregate_column": null,
     "distinct_column": null,
     "touch_column": null,
+    "bucket_source": null,
+    "bucket_period": null,
+    "bucket_zone": null,
+    "bucket_parent": null,
+    "bucket_column": null,
+    "bucket_retention": null,
     "definition_hash": "9f3ca17657aaff2ffa56b2a1"
 }');
 
@@ -3375,6 +3888,12 @@ SELECT countercache.define_counter('{
     "aggregate_column": null,
     "distinct_column": "creator_id",
     "touch_column": null,
+    "bucket_source": null,
+    "bucket_period": null,
+    "bucket_zone": null,
+    "bucket_parent": null,
+    "bucket_column": null,
+    "bucket_retention": null,
     "definition_hash": "a9584e988d977954ad281050"
 }');
 
@@ -3405,6 +3924,12 @@ SELECT countercache.define_counter('{
     "aggregate_column": null,
     "distinct_column": null,
     "touch_column": null,
+    "bucket_source": null,
+    "bucket_period": null,
+    "bucket_zone": null,
+    "bucket_parent": null,
+    "bucket_column": null,
+    "bucket_retention": null,
     "definition_hash": "b1145ba5c3998fdf7b45e1ec"
 }');
 
@@ -3435,7 +3960,49 @@ SELECT countercache.define_counter('{
     "aggregate_column": null,
     "distinct_column": null,
     "touch_column": "updated_at",
+    "bucket_source": null,
+    "bucket_period": null,
+    "bucket_zone": null,
+    "bucket_parent": null,
+    "bucket_column": null,
+    "bucket_retention": null,
     "definition_hash": "521dbfd4883d69f094fae352"
+}');
+
+SELECT countercache.define_counter('{
+    "id": 1752805725,
+    "name": "public.blog_article_day.public_comments",
+    "declared_by": "ArticleDay.publicComments",
+    "target_schema": "public",
+    "target_table": "blog_article_day",
+    "target_key": "countercache_key",
+    "key_type": "uuid",
+    "target_column": "public_comments",
+    "column_type": "bigint",
+    "source_schema": "public",
+    "source_table": "blog_comment",
+    "source_fk": "article_id",
+    "condition": "publish_status = ''public''",
+    "sum_column": null,
+    "scale": 0,
+    "strategy": "queue",
+    "slots": 0,
+    "via_schema": null,
+    "via_table": null,
+    "via_key": null,
+    "via_key_type": null,
+    "via_fk": null,
+    "aggregate": null,
+    "aggregate_column": null,
+    "distinct_column": null,
+    "touch_column": null,
+    "bucket_source": "created_at",
+    "bucket_period": "1 day",
+    "bucket_zone": "Europe/Paris",
+    "bucket_parent": "article_id",
+    "bucket_column": "day",
+    "bucket_retention": null,
+    "definition_hash": "fa9700d31014a7f043700a3b"
 }');
 
 SELECT countercache.define_counter('{
@@ -3465,11 +4032,17 @@ SELECT countercache.define_counter('{
     "aggregate_column": null,
     "distinct_column": null,
     "touch_column": null,
+    "bucket_source": null,
+    "bucket_period": null,
+    "bucket_zone": null,
+    "bucket_parent": null,
+    "bucket_column": null,
+    "bucket_retention": null,
     "definition_hash": "8b1cd055cdfc30d225e4664b"
 }');
 
 SELECT countercache.install_triggers('public', 'blog_comment');
--- rollback SELECT countercache.uninstall('capture', 'public', 'blog_comment', ARRAY[1918426832, 1227245478, 347335187, 1324712807, 1854263637]::integer[]);
+-- rollback SELECT countercache.uninstall('capture', 'public', 'blog_comment', ARRAY[1918426832, 1227245478, 347335187, 1324712807, 1752805725, 1854263637]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog: Blog.totalComments
@@ -3480,6 +4053,11 @@ SELECT countercache.install_triggers('public', 'blog');
 -- comment: counters held by public.blog_article: Article.publicCommenters, Article.totalComments, Article.totalPublicComments
 SELECT countercache.install_triggers('public', 'blog_article');
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article', ARRAY[]::integer[]);
+
+-- changeset countercache:countercache-target-public.blog_article_day runOnChange:true splitStatements:false rollbackSplitStatements:false
+-- comment: counters held by public.blog_article_day: ArticleDay.publicComments
+SELECT countercache.install_triggers('public', 'blog_article_day');
+-- rollback SELECT countercache.uninstall('target', 'public', 'blog_article_day', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_user runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_user: User.totalPublicComments
@@ -3493,7 +4071,7 @@ SELECT countercache.install_triggers('public', 'blog_article');
 
 -- changeset countercache:countercache-prune runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: forget counters of changelog io.countercache.example that are no longer declared
-SELECT countercache.prune('io.countercache.example', ARRAY['public.blog.total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments', 'public.blog_user.total_public_comments']::text[]);
+SELECT countercache.prune('io.countercache.example', ARRAY['public.blog.total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments', 'public.blog_article_day.public_comments', 'public.blog_user.total_public_comments']::text[]);
 -- rollback empty
 
 -- changeset countercache:countercache-limits runOnChange:true splitStatements:false rollbackSplitStatements:false

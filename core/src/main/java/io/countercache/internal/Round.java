@@ -28,7 +28,8 @@ public final class Round {
     private static final String ROLLUP = "SELECT r.counter_id, r.consumed, r.target_ids, r.target_uuids"
             + " FROM countercache.rollup_report(?, ?) r";
     private static final String RECOUNT_STEP = "SELECT s.targets FROM countercache.recount_next(?) s";
-    private static final String PRUNE = "SELECT countercache.prune_limit_usage(?), countercache.prune_slots(?)";
+    private static final String PRUNE = "SELECT countercache.prune_limit_usage(?), countercache.prune_slots(?),"
+            + " countercache.prune_buckets(?)";
     private static final long PRUNE_EVERY_NANOS = 60_000_000_000L;
     private static final String QUEUE = "SELECT q.depth, q.oldest_seconds, q.dead_letters, r.running, r.targets"
             + " FROM countercache.queue_state() q, countercache.recount_progress() r";
@@ -41,7 +42,7 @@ public final class Round {
     private final int batchSize;
     private final RollupListener listener;
     private volatile PreparedStatement inFlight;
-    private long limitsPrunedAt = System.nanoTime() - PRUNE_EVERY_NANOS;
+    private long prunedAt = System.nanoTime() - PRUNE_EVERY_NANOS;
     private String lastWarning;
     private long lastWarningAt;
 
@@ -109,13 +110,14 @@ public final class Round {
      */
     public boolean maintenance(Connection c) throws SQLException {
         c.setAutoCommit(true);
-        if (System.nanoTime() - limitsPrunedAt >= PRUNE_EVERY_NANOS) {
+        if (System.nanoTime() - prunedAt >= PRUNE_EVERY_NANOS) {
             try (PreparedStatement ps = c.prepareStatement(PRUNE)) {
                 ps.setInt(1, batchSize);
                 ps.setInt(2, batchSize);
+                ps.setInt(3, batchSize);
                 ps.execute();
             }
-            limitsPrunedAt = System.nanoTime();
+            prunedAt = System.nanoTime();
         }
         try (PreparedStatement ps = c.prepareStatement(RECOUNT_STEP)) {
             ps.setInt(1, batchSize);

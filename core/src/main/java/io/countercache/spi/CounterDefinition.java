@@ -41,11 +41,44 @@ import java.util.zip.CRC32;
  *                    ({@code creator_id}); {@code null} otherwise
  * @param touchColumn a timestamp column of the target that every update changing this counter sets to
  *                    {@code now()} ({@code updated_at}), or {@code null}
+ * @param bucket      for a counter kept per parent and period in rows of their own, how the rows are keyed; the
+ *                    target is then the bucket table, {@code targetKey} the key column the library adds to it
+ *                    ({@link Bucket#KEY_COLUMN}) and {@code keyType} {@link KeyType#UUID}; {@code null} otherwise
  */
 public record CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType,
                                 String column, String columnType, TableName source, String sourceFk,
                                 String condition, String sumColumn, Strategy strategy, int slots, Via via,
-                                Extreme extreme, String distinctColumn, String touchColumn) {
+                                Extreme extreme, String distinctColumn, String touchColumn, Bucket bucket) {
+
+    /**
+     * How a counter per bucket keys its rows: a source row counts for the row of its parent ({@code sourceFk}, held
+     * in the bucket table's {@code parentColumn}) and of the period of {@code period} ({@code "1 day"}, a PostgreSQL
+     * interval of whole units), aligned in {@code zone}, that holds its {@code sourceColumn}; the period's start is
+     * in the bucket table's {@code startColumn}. The workers drop buckets older than {@code retention} periods before
+     * the current one (0: none).
+     */
+    public record Bucket(String sourceColumn, String period, String zone, String parentColumn, String startColumn,
+                         int retention) {
+
+        /** The column the library adds to a bucket table: its parent and start packed into one uuid, generated. */
+        public static final String KEY_COLUMN = "countercache_key";
+
+        public Bucket {
+            Objects.requireNonNull(sourceColumn, "sourceColumn");
+            Objects.requireNonNull(period, "period");
+            Objects.requireNonNull(zone, "zone");
+            Objects.requireNonNull(parentColumn, "parentColumn");
+            Objects.requireNonNull(startColumn, "startColumn");
+            if (retention < 0) {
+                throw new IllegalArgumentException("retention must be 0 (keep every bucket) or more, not " + retention);
+            }
+        }
+
+        /** Buckets kept forever. */
+        public Bucket(String sourceColumn, String period, String zone, String parentColumn, String startColumn) {
+            this(sourceColumn, period, zone, parentColumn, startColumn, 0);
+        }
+    }
 
     /**
      * A min or max counter's aggregate: the least ({@code min}) or greatest ({@code max}) value of {@code column}
@@ -64,6 +97,15 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
     public static final int MAX_SLOTS = 1024;
 
     private static final Pattern NUMERIC = Pattern.compile("numeric\\((\\d{1,4}),(\\d{1,4})\\)");
+
+    /** A counter of a row that exists already (no bucket). */
+    public CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType, String column,
+                             String columnType, TableName source, String sourceFk, String condition, String sumColumn,
+                             Strategy strategy, int slots, Via via, Extreme extreme, String distinctColumn,
+                             String touchColumn) {
+        this(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk, condition, sumColumn,
+                strategy, slots, via, extreme, distinctColumn, touchColumn, null);
+    }
 
     /** A count, a sum, a min, a max or a count of distinct values, touching nothing. */
     public CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType, String column,
@@ -184,13 +226,22 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
     /** This counter with another strategy (and slot count, for {@link Strategy#SLOTTED}). */
     public CounterDefinition withStrategy(Strategy strategy, int slots) {
         return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
-                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn);
+                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket);
     }
 
     /** This counter, touching a timestamp column of its target whenever it changes (or nothing, for null). */
     public CounterDefinition withTouch(String touchColumn) {
         return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
-                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn);
+                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket);
+    }
+
+    /**
+     * This counter kept per parent and period in rows of the bucket table {@code table} (its target key becomes the
+     * key column the library adds, {@link Bucket#KEY_COLUMN}).
+     */
+    public CounterDefinition withBucket(TableName table, Bucket bucket) {
+        return new CounterDefinition(declaredBy, table, Bucket.KEY_COLUMN, KeyType.UUID, column, columnType, source,
+                sourceFk, condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket);
     }
 
     /**
@@ -226,6 +277,12 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         row.put("aggregate_column", extreme == null ? null : extreme.column());
         row.put("distinct_column", distinctColumn);
         row.put("touch_column", touchColumn);
+        row.put("bucket_source", bucket == null ? null : bucket.sourceColumn());
+        row.put("bucket_period", bucket == null ? null : bucket.period());
+        row.put("bucket_zone", bucket == null ? null : bucket.zone());
+        row.put("bucket_parent", bucket == null ? null : bucket.parentColumn());
+        row.put("bucket_column", bucket == null ? null : bucket.startColumn());
+        row.put("bucket_retention", bucket == null || bucket.retention() == 0 ? null : bucket.retention());
         row.put("definition_hash", definitionHash());
         return row;
     }
@@ -268,6 +325,11 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         }
         if (touchColumn != null) {
             canonical += "\u0001touch\u0001" + touchColumn;
+        }
+        if (bucket != null) {
+            canonical += "\u0001bucket\u0001" + bucket.sourceColumn() + "\u0001" + bucket.period() + "\u0001"
+                    + bucket.zone() + "\u0001" + bucket.parentColumn() + "\u0001" + bucket.startColumn()
+                    + (bucket.retention() == 0 ? "" : "\u0001" + bucket.retention());
         }
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));

@@ -29,7 +29,8 @@ $fn$;
 
 -- The contribution formula, in four pieces that every reader of it shares: whether a row (aliased as the source
 -- table) counts for counter c at all: its foreign key is set and the counter's condition holds, judged on the source
--- row alone (and, for a distinct counter, it has a value: count(DISTINCT x) passes NULL over);
+-- row alone (and, for a distinct counter, it has a value: count(DISTINCT x) passes NULL over; for a counter per
+-- bucket, a time);
 CREATE OR REPLACE FUNCTION countercache.counts_sql(c countercache.counter)
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -38,6 +39,19 @@ AS $fn$
     SELECT format('%1$I.%2$I IS NOT NULL AND (%3$s)', c.source_table, c.source_fk, coalesce(c.condition, 'true'))
         || CASE WHEN c.distinct_column IS NULL THEN ''
                 ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.distinct_column) END
+        || CASE WHEN c.bucket_source IS NULL THEN ''
+                ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.bucket_source) END
+$fn$;
+
+-- the key it counts for: its foreign key (the middle row's key, along a path, which contributions_sql looks up), or
+-- for a counter per bucket the key of its parent's bucket that holds its time (bucket_key_sql);
+CREATE OR REPLACE FUNCTION countercache.key_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN c.bucket_period IS NULL THEN format('%I.%I', c.source_table, c.source_fk)
+                ELSE countercache.bucket_key_sql(c) END
 $fn$;
 
 -- the value it counts once per target, for a distinct counter (as text: the checks allow only types whose text is one
@@ -104,8 +118,8 @@ AS $fn$
                   CASE WHEN target IS NOT NULL THEN target
                        WHEN c.via_table IS NULL THEN 's.f'
                        ELSE format('v.%I', c.via_fk) END)
-        || format('SELECT %1$I.%2$I AS f, %6$s AS v, %3$s AS d FROM %4$s AS %1$I WHERE %5$s', c.source_table,
-                  c.source_fk, countercache.amount_sql(c, sign), rows, countercache.counts_sql(c),
+        || format('SELECT %2$s AS f, %6$s AS v, %3$s AS d FROM %4$s AS %1$I WHERE %5$s', c.source_table,
+                  countercache.key_sql(c), countercache.amount_sql(c, sign), rows, countercache.counts_sql(c),
                   countercache.value_sql(c))
         || ') s'
         || CASE WHEN target IS NOT NULL THEN format(' WHERE %s IS NOT NULL', target)
@@ -124,14 +138,14 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format('CASE WHEN %s %s THEN %s END AS k%s, %s AS d%4$s, %6$s AS v%4$s', countercache.named_sql(c),
                   countercache.counts_sql(c),
-                  CASE WHEN c.via_table IS NULL THEN format('%I.%I', c.source_table, c.source_fk)
+                  CASE WHEN c.via_table IS NULL THEN countercache.key_sql(c)
                        ELSE format('(SELECT v.%I FROM %I.%I v WHERE v.%I = %I.%I)', c.via_fk, c.via_schema,
                                    c.via_table, c.via_key, c.source_table, c.source_fk) END,
                   i, countercache.amount_sql(c, sign), countercache.value_sql(c))
 $fn$;
 
 -- What counter c reads of a source row (aliased as the source table): the key it points at, its condition, its summed,
--- min/max or distinct column. Two versions of a row with the same signature contribute the same to c.
+-- min/max or distinct column, its bucket's time. Two versions of a row with the same signature contribute the same to c.
 CREATE OR REPLACE FUNCTION countercache.signature_sql(c countercache.counter)
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -140,6 +154,7 @@ AS $fn$
     SELECT format('%1$I.%2$I, (%3$s)', c.source_table, c.source_fk, coalesce(c.condition, 'true'))
         || CASE WHEN coalesce(c.sum_column, c.aggregate_column, c.distinct_column) IS NULL THEN ''
                 ELSE format(', %I.%I', c.source_table, coalesce(c.sum_column, c.aggregate_column, c.distinct_column)) END
+        || CASE WHEN c.bucket_source IS NULL THEN '' ELSE format(', %I.%I', c.source_table, c.bucket_source) END
 $fn$;
 
 -- Every counter of cs for the one row of rows, in one row (see row_contribution_sql); with signed, each counter's

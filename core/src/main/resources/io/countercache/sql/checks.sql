@@ -36,7 +36,9 @@ DECLARE
     probe refcursor;
     untrusted text;
     elsewhere text;
-    fk_type text := coalesce(via_key_type, key_type);   -- the type source_fk must have
+    -- the type source_fk must have: the middle table's key, a bucket's parent, or the target key
+    fk_type text := coalesce(via_key_type, countercache.column_type(c.target_schema, c.target_table, c.bucket_parent)::text,
+                             key_type);
     model_fix constant text := 'make the table match the entity (or the entity match the table) and regenerate the changelog';
     missing_fix constant text := 'apply the changelog that creates it before the countercache changelog';
     has_target boolean := to_regclass(format('%I.%I', target_schema, target_table)) IS NOT NULL;
@@ -55,6 +57,9 @@ BEGIN
     IF c.distinct_column IS NOT NULL THEN
         RETURN QUERY SELECT * FROM countercache.distinct_problems(c);
     END IF;
+    IF c.bucket_period IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM countercache.bucket_problems(c);
+    END IF;
     IF strategy IS NULL OR strategy NOT IN ('queue', 'unlogged', 'direct', 'slotted') THEN
         RETURN QUERY SELECT d || ': ' || format('strategy %L is unknown', strategy), 'use queue, unlogged, direct or slotted';
     ELSIF (strategy = 'slotted') <> (slots BETWEEN 2 AND 1024) OR (strategy <> 'slotted' AND slots <> 0) THEN
@@ -65,7 +70,9 @@ BEGIN
         RETURN QUERY SELECT d || ': ' || format('target table %I.%I does not exist', target_schema, target_table), missing_fix;
     END IF;
     RETURN QUERY SELECT d || ': ' || x.p, model_fix FROM (SELECT countercache.type_problem('key', target_schema, target_table,
-        target_key, key_type, 'the entity model says') AS p) x WHERE has_target AND x.p IS NOT NULL;
+        target_key, key_type, 'the entity model says') AS p) x WHERE has_target AND x.p IS NOT NULL
+        -- a bucket table's key is the library's to add (add_bucket_key), and bucket_problems checks it
+        AND c.bucket_period IS NULL;
     IF NOT has_source THEN
         RETURN QUERY SELECT d || ': ' || format('source table %I.%I does not exist', source_schema, source_table), missing_fix;
     END IF;

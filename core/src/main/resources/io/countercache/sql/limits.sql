@@ -17,6 +17,19 @@ AS $fn$
                    (extract(year FROM period) * 12 + extract(month FROM period))::integer AS months) x
 $fn$;
 
+-- What is wrong with a period to align by (NULL: nothing): it must be positive, and whole months or no months at all.
+CREATE OR REPLACE FUNCTION countercache.period_problem(period interval)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN period IS NULL OR period <= interval '0'
+                THEN format('must be a positive interval, got %s', coalesce(period::text, 'NULL'))
+                WHEN extract(month FROM period) + extract(year FROM period) * 12 > 0
+                     AND period <> (extract(year FROM period) * 12 + extract(month FROM period)) * interval '1 month'
+                THEN format('%s mixes months with smaller units', period) END
+$fn$;
+
 -- Declares a limit (or changes it): name, period, default limit, time zone of the period's alignment, periods kept.
 CREATE OR REPLACE FUNCTION countercache.define_limit(name text, period interval, default_limit bigint,
                                                     time_zone text DEFAULT 'UTC', retention integer DEFAULT 2,
@@ -31,14 +44,11 @@ BEGIN
     IF name IS NULL OR name = '' THEN
         RAISE EXCEPTION '%: a limit needs a name', who USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF period IS NULL OR period <= interval '0' THEN
-        RAISE EXCEPTION '%: period must be a positive interval, got %', who, coalesce(period::text, 'NULL')
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'for example interval ''1 day''';
-    END IF;
-    IF extract(month FROM period) + extract(year FROM period) * 12 > 0
-       AND period <> (extract(year FROM period) * 12 + extract(month FROM period)) * interval '1 month' THEN
-        RAISE EXCEPTION '%: period % mixes months with smaller units', who, period
-            USING ERRCODE = 'invalid_parameter_value', HINT = 'use whole months, or days and smaller units';
+    IF countercache.period_problem(period) IS NOT NULL THEN
+        RAISE EXCEPTION '%: period %', who, countercache.period_problem(period)
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = CASE WHEN period > interval '0' THEN 'use whole months, or days and smaller units'
+                              ELSE 'for example interval ''1 day''' END;
     END IF;
     IF default_limit IS NULL OR default_limit < 0 THEN
         RAISE EXCEPTION '%: the limit must be 0 or more, got %', who, coalesce(default_limit::text, 'NULL')

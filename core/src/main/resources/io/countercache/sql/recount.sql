@@ -46,13 +46,16 @@ LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT extr
 CREATE OR REPLACE FUNCTION countercache.as_number(value date) RETURNS numeric
 LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$ SELECT extract(epoch FROM value) $fn$;
 
--- The keys of one batch of a recount, ($1, $2] in the counter's key type ($1 or $2 NULL: open), as a condition on key.
+-- The keys of one batch of a recount, ($1, $2] in the counter's key type ($1 or $2 NULL: open), as a condition on key;
+-- for a counter per bucket with a retention, of the buckets it keeps (see bucket_cutoff).
 CREATE OR REPLACE FUNCTION countercache.in_batch_sql(c countercache.counter, key text)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format('($1::%1$s IS NULL OR %2$s > $1::%1$s) AND ($2::%1$s IS NULL OR %2$s <= $2::%1$s)', c.key_type, key)
+        || CASE WHEN c.bucket_retention IS NULL THEN ''
+                ELSE format(' AND countercache.key_start(%s) >= %L::timestamptz', key, countercache.bucket_cutoff(c)) END
 $fn$;
 
 -- The query of drift_sql (below) for a distinct counter, whose state has two levels, each kept by its own correction:

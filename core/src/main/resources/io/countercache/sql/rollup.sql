@@ -217,6 +217,7 @@ DECLARE
     ids bigint[]; cids integer[]; tids bigint[]; tuuids uuid[]; deltas bigint[]; ats timestamptz[]; ns bigint[]; lasts bigint[];
     tb record;
     apply text;
+    creates text;
     kc name;
     key text;
     cid integer;
@@ -293,6 +294,26 @@ BEGIN
           FROM (SELECT u.c, sum(u.n) AS n FROM unnest(cids, ns) u(c, n)
                  WHERE NOT EXISTS (SELECT 1 FROM countercache.counter k WHERE k.id = u.c) GROUP BY u.c) g;
         report := report || part;
+        -- and so are those of buckets older than their counter keeps (see bucket_cutoff)
+        IF EXISTS (SELECT FROM countercache.counter k WHERE k.bucket_retention IS NOT NULL) THEN
+            WITH kept AS (
+                SELECT k.id, countercache.bucket_cutoff(k) AS cutoff FROM countercache.counter k
+                 WHERE k.bucket_retention IS NOT NULL
+            ), u AS (
+                SELECT u.*, x.id IS NOT NULL AS old
+                  FROM unnest(ids, cids, tids, tuuids, deltas, ats, ns, lasts) AS u(i, c, ti, tu, d, a, n, l)
+                  LEFT JOIN kept x ON x.id = u.c AND countercache.key_start(u.tu) < x.cutoff
+            )
+            SELECT (SELECT coalesce(jsonb_agg(jsonb_build_object('c', g.c, 'n', g.n)), '[]')
+                      FROM (SELECT u.c, sum(u.n) AS n FROM u WHERE u.old GROUP BY u.c) g),
+                   array_agg(u.i) FILTER (WHERE NOT u.old), array_agg(u.c) FILTER (WHERE NOT u.old),
+                   array_agg(u.ti) FILTER (WHERE NOT u.old), array_agg(u.tu) FILTER (WHERE NOT u.old),
+                   array_agg(u.d) FILTER (WHERE NOT u.old), array_agg(u.a) FILTER (WHERE NOT u.old),
+                   array_agg(u.n) FILTER (WHERE NOT u.old), array_agg(u.l) FILTER (WHERE NOT u.old)
+              INTO part, ids, cids, tids, tuuids, deltas, ats, ns, lasts
+              FROM u;
+            report := report || part;
+        END IF;
 
         FOR tb IN
             SELECT c.target_schema, c.target_table, c.target_key, c.key_type,
@@ -310,6 +331,8 @@ BEGIN
                                                   tb.counters, tb.columns, tb.scales, with_keys, tb.recomputes,
                                                   tb.touches);
             kc := CASE WHEN tb.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END;
+            -- a bucket table's missing rows are created before each applying statement (in its subtransaction)
+            creates := countercache.bucket_rows_sql(tb.target_schema, tb.target_table);
             BEGIN
                 IF tb.extremes THEN   -- lock first, so that the applying statement's snapshot follows every lock
                     EXECUTE format($q$SELECT %4$s FROM (
@@ -324,6 +347,9 @@ BEGIN
                                         ELSE 'array_agg(x.k::bigint), NULL::uuid[]' END,
                                    CASE WHEN tb.key_type = 'uuid' THEN 'tu' ELSE 'ti' END)
                         INTO held_ids, held_uuids USING cids, tids, tuuids, tb.counters;
+                END IF;
+                IF creates IS NOT NULL THEN
+                    EXECUTE creates USING cids, tuuids, deltas, tb.counters, NULL::text;
                 END IF;
                 EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, tb.counters, NULL::text, ns,
                                               held_ids, held_uuids;
@@ -363,6 +389,9 @@ BEGIN
                  GROUP BY 1
             LOOP
                 BEGIN
+                    IF creates IS NOT NULL THEN
+                        EXECUTE creates USING cids, tuuids, deltas, key_counters, key;
+                    END IF;
                     EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, key_counters, key, ns,
                                                   held_ids, held_uuids;
                     report := report || coalesce(part, '[]');
@@ -378,6 +407,9 @@ BEGIN
                 accepted := '{}'; refused := '{}'; states := '{}'; messages := '{}';
                 FOREACH cid IN ARRAY key_counters LOOP
                     BEGIN
+                        IF creates IS NOT NULL THEN
+                            EXECUTE creates USING cids, tuuids, deltas, ARRAY[cid], key;
+                        END IF;
                         EXECUTE apply USING ids, cids, tids, tuuids, deltas, ats, ARRAY[cid], key, ns, held_ids, held_uuids;
                         RAISE SQLSTATE 'CC001';
                     EXCEPTION
@@ -394,6 +426,9 @@ BEGIN
                     END;
                 END LOOP;
                 IF cardinality(accepted) > 0 THEN
+                    IF creates IS NOT NULL THEN
+                        EXECUTE creates USING cids, tuuids, deltas, accepted, key;
+                    END IF;
                     EXECUTE apply INTO part USING ids, cids, tids, tuuids, deltas, ats, accepted, key, ns, held_ids,
                                                   held_uuids;
                     report := report || coalesce(part, '[]');

@@ -23,7 +23,7 @@ BEGIN
                         WHERE o.counter_id = $1 ORDER BY o.id LIMIT $2 FOR UPDATE SKIP LOCKED
                    ), g AS (
                        SELECT c.k, sum(c.delta) AS delta, count(*) AS n, min(c.enqueued_at) AS since,
-                              EXISTS (SELECT 1 FROM %1$I.%2$I t WHERE t.%3$I = c.k) AS present
+                              EXISTS (SELECT 1 FROM %1$I.%2$I t WHERE t.%3$I = c.k)%5$s AS present
                          FROM claimed c GROUP BY c.k
                    ), gone AS (
                        DELETE FROM countercache.orphan o USING claimed c JOIN g ON g.k = c.k
@@ -35,7 +35,12 @@ BEGIN
                    INSERT INTO countercache.orphan (counter_id, %4$I, delta, enqueued_at)
                    SELECT $1, g.k, g.delta, g.since FROM g WHERE NOT g.present AND g.delta <> 0 AND g.n > 1$q$,
                 c.target_schema, c.target_table, c.target_key,
-                CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END)
+                CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
+                -- a bucket row is the rollup's to create, once its parent exists
+                CASE WHEN c.bucket_period IS NULL THEN ''
+                     ELSE coalesce((SELECT format(' OR EXISTS (SELECT 1 FROM %s p WHERE p.%I = countercache.key_parent(c.k))',
+                                                  p.tbl, p.key)
+                                      FROM countercache.bucket_parent_table(c) p), ' OR true') END)
                 USING c.id, max_rows;
         EXCEPTION WHEN lock_not_available OR insufficient_privilege THEN
             NULL;   -- the target table is locked (DDL) or may not be read: its orphans wait for a later round

@@ -10,6 +10,8 @@ import jakarta.persistence.JoinColumn;
 import jakarta.persistence.ManyToOne;
 import jakarta.persistence.Table;
 
+import java.time.Instant;
+
 @Entity
 @Table(name = "blog_comment")
 public class Comment {
@@ -30,13 +32,18 @@ public class Comment {
     @Column(name = "publish_status")
     String publishStatus;
 
+    /** Counted per day by {@link ArticleDay}. */
+    @Column(name = "created_at")
+    Instant createdAt;
+
     protected Comment() {
     }
 
-    Comment(User creator, Article article, String message, String publishStatus) {
+    Comment(User creator, Article article, String message, String publishStatus, Instant createdAt) {
         this.creator = creator;
         this.article = article;
         this.message = message;
         this.publishStatus = publishStatus;
+        this.createdAt = createdAt;
     }
 }

@@ -96,7 +96,7 @@ public final class ExampleApp {
     private static boolean runWorkload(HikariDataSource dataSource, int threads, int transactions) throws Exception {
         // Two rollup workers run inside the application, on Hibernate's connections, for the SessionFactory's life.
         EntityManagerFactory emf = new HibernatePersistenceConfiguration("blog")
-                .managedClasses(User.class, Blog.class, Article.class, Comment.class)
+                .managedClasses(User.class, Blog.class, Article.class, Comment.class, ArticleDay.class)
                 .property("hibernate.connection.datasource", dataSource)
                 .property("hibernate.hbm2ddl.auto", "validate")
                 .property(CounterCacheSettings.WORKER_ENABLED, "true")

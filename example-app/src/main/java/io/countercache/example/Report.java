@@ -39,6 +39,19 @@ final class Report {
         Map<Long, Long> allByBlog = recount(dataSource, "(SELECT a.blog_id FROM blog_article a WHERE a.id = article_id)", "true");
         Map<Long, Long> commentersByArticle = recount(dataSource, "article_id", "count(DISTINCT creator_id)",
                 "publish_status = 'public'");
+        // per article and day in Paris: the bucket rows the rollup created, beside a recount of every bucket
+        Map<String, Long> perDay = new HashMap<>();
+        em = emf.createEntityManager();
+        try {
+            em.createQuery("SELECT d FROM ArticleDay d JOIN FETCH d.article", ArticleDay.class).getResultList()
+                    .forEach(d -> perDay.put(d.article.id + " " + d.day, d.publicComments));
+        } finally {
+            em.close();
+        }
+        Map<String, Long> perDayRecount = recountByKey(dataSource, "article_id || ' ' || (created_at AT TIME ZONE"
+                + " 'Europe/Paris')::date", "publish_status = 'public'");
+        List<String> days = java.util.stream.Stream.concat(perDay.keySet().stream(), perDayRecount.keySet().stream())
+                .distinct().toList();
 
         System.out.println();
         System.out.println("counter                              targets   sum of entity values   sum of recounts   differing");
@@ -48,6 +61,8 @@ final class Report {
                 + row("blog.total_comments (along a path)", blogs, b -> b.totalComments, b -> allByBlog.getOrDefault(b.id, 0L))
                 + row("blog_article.public_commenters", articles, a -> a.publicCommenters,
                         a -> commentersByArticle.getOrDefault(a.id, 0L))
+                + row("blog_article_day.public_comments", days, d -> perDay.getOrDefault(d, 0L),
+                        d -> perDayRecount.getOrDefault(d, 0L))
                 // an article with public comments had its count changed, so its updated_at was touched
                 + row("blog_article.updated_at (touched)", articles, a -> a.updatedAt != null ? 1 : 0,
                         a -> publicByArticle.getOrDefault(a.id, 0L) > 0 ? 1 : a.updatedAt != null ? 1 : 0);
@@ -77,6 +92,18 @@ final class Report {
 
     private static Map<Long, Long> recount(DataSource dataSource, String fk, String where) throws SQLException {
         return recount(dataSource, fk, "count(*)", where);
+    }
+
+    private static Map<String, Long> recountByKey(DataSource dataSource, String key, String where) throws SQLException {
+        Map<String, Long> counts = new HashMap<>();
+        try (Connection c = dataSource.getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT " + key + ", count(*) FROM blog_comment WHERE " + where
+                     + " GROUP BY 1")) {
+            while (rs.next()) {
+                counts.put(rs.getString(1), rs.getLong(2));
+            }
+        }
+        return counts;
     }
 
     private static Map<Long, Long> recount(DataSource dataSource, String fk, String aggregate, String where)

@@ -10,6 +10,7 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -105,7 +106,9 @@ final class Workload {
             switch (kind) {
                 case 0, 1, 2, 3 -> {
                     for (int i = 0, n = 1 + random.nextInt(3); i < n; i++) {
-                        Comment added = new Comment(user(em, random), article(em, random), "hello", status(random));
+                        // written at some time of the last three days: ArticleDay counts them per day
+                        Comment added = new Comment(user(em, random), article(em, random), "hello", status(random),
+                                Instant.now().minusSeconds(random.nextInt(3 * 24 * 3600)));
                         em.persist(added);
                         em.flush();
                         maxCommentId.accumulateAndGet(added.id, Math::max);
@@ -119,6 +122,7 @@ final class Workload {
                 case 6 -> {
                     if (c != null) {
                         c.article = article(em, random);
+                        c.createdAt = c.createdAt.minusSeconds(random.nextInt(24 * 3600));   // and another day
                     }
                 }
                 case 7 -> {

@@ -94,6 +94,11 @@ public final class CounterCaches {
         String entityName = session.getSessionFactory().unwrap(SessionFactoryImplementor.class).getMappingMetamodel()
                 .getEntityDescriptor(entity).getEntityName();
         CounterDefinition counter = runtime.counter(entityName, field);
+        if (counter.bucket() != null) {
+            throw new CounterCacheException(entity.getSimpleName() + "." + field + " is kept per bucket, whose rows"
+                    + " are named by the key the library packs; read it exactly in SQL with countercache.exact("
+                    + counter.id() + ", NULL, ARRAY[countercache.bucket_key(parent, start)]), or read the rows");
+        }
         FlushMode mode = session.getHibernateFlushMode();
         if (session.isJoinedToTransaction() && (mode == FlushMode.AUTO || mode == FlushMode.ALWAYS)) {
             session.flush();

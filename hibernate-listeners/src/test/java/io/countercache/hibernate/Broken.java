@@ -25,6 +25,18 @@ public class Broken {
     @CounterCache(source = Remark.class, via = "post", strategy = Strategy.SLOTTED, slots = 1)
     long tooFewSlots;
 
+    @CounterCache(source = Remark.class, via = "post", bucket = "status")
+    long bucketWithoutPeriod;
+
+    @CounterCache(source = Remark.class, via = "post", bucket = "status", period = "1 fortnight")
+    long fortnightlyBucket;
+
+    @CounterCache(source = Remark.class, via = "post", bucket = "status", period = "1 day", strategy = Strategy.DIRECT)
+    long directBucket;
+
+    @CounterCache(source = Remark.class, via = "post", bucket = "status", period = "1 day")
+    long bucketOfASingleKey;
+
     @CounterCache(source = Remark.class, via = "post.nothing")
     long badPath;
 

@@ -107,7 +107,7 @@ class CounterModelTest {
     void everyBadDeclarationIsReportedWithTheFieldAndTheFix() {
         assertThatThrownBy(() -> EntityModel.counters(List.of(Post.class, Remark.class, Broken.class), Map.of()))
                 .isInstanceOf(CounterCacheException.class)
-                .hasMessageContaining("20 @CounterCache and @CounterLimit problems")
+                .hasMessageContaining("24 @CounterCache and @CounterLimit problems")
                 .hasMessageContaining("@CounterCache on Broken.primitiveMax: the field is long, which cannot be null when"
                         + " no row counts; declare it as Long (boxed)")
                 .hasMessageContaining("@CounterCache on Broken.textMax: the field is String; a min or max keeps a Long,"
@@ -145,7 +145,15 @@ class CounterModelTest {
                         + " pointing to Broken; Remark has none")
                 .hasMessageContaining("@CounterCache on Broken.notANumber: the field is String; declare it as long or int"
                         + " (or BigDecimal, for the sum of a numeric column)")
-                .hasMessageContaining("@CounterCache on Broken.notAnEntity: source = String.class is not an entity");
+                .hasMessageContaining("@CounterCache on Broken.notAnEntity: source = String.class is not an entity")
+                .hasMessageContaining("@CounterCache on Broken.bucketWithoutPeriod: a counter per bucket names both"
+                        + " bucket, the source's time attribute, and period")
+                .hasMessageContaining("@CounterCache on Broken.fortnightlyBucket: period = \"1 fortnight\" is not a whole"
+                        + " number of one unit; write it as \"1 hour\"")
+                .hasMessageContaining("@CounterCache on Broken.directBucket: strategy DIRECT cannot keep a counter per"
+                        + " bucket")
+                .hasMessageContaining("@CounterCache on Broken.bucketOfASingleKey: Broken's identifier is not a parent"
+                        + " and a period's start; give it two parts with @IdClass or @EmbeddedId: a many-to-one to Post");
     }
 
     @Test

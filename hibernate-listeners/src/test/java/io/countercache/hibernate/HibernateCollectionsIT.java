@@ -2,11 +2,9 @@ package io.countercache.hibernate;
 
 import io.countercache.hibernate.spi.EntityModel;
 import io.countercache.spi.CounterDefinition;
-import io.countercache.spi.Installation;
 import io.countercache.testing.TestDatabase;
 import io.countercache.testing.TestPostgres;
 import jakarta.persistence.EntityManagerFactory;
-import org.hibernate.jpa.HibernatePersistenceConfiguration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,20 +29,7 @@ class HibernateCollectionsIT {
     @BeforeAll
     static void boot() throws Exception {
         db = TestPostgres.newDatabase(HibernateCollectionsIT.class);
-        HibernatePersistenceConfiguration config = new HibernatePersistenceConfiguration("collections")
-                .managedClasses(MODEL.toArray(Class<?>[]::new))
-                .jdbcUrl(db.jdbcUrl()).jdbcCredentials(db.user(), db.password())
-                .property("hibernate.cache.use_second_level_cache", "false");
-        config.property("hibernate.hbm2ddl.auto", "create").property(CounterCacheSettings.VALIDATION, "none")
-                .createEntityManagerFactory().close();
-        try (java.sql.Connection c = db.dataSource().getConnection()) {
-            Installation.apply(c, Installation.units(EntityModel.counters(MODEL, Map.of())));
-        }
-        emf = new HibernatePersistenceConfiguration("collections")
-                .managedClasses(MODEL.toArray(Class<?>[]::new))
-                .jdbcUrl(db.jdbcUrl()).jdbcCredentials(db.user(), db.password())
-                .property("hibernate.cache.use_second_level_cache", "false")
-                .createEntityManagerFactory();   // validation on: the boot check passes
+        emf = Units.boot(db, "collections", MODEL);
     }
 
     @AfterAll

@@ -1,17 +1,13 @@
 package io.countercache.hibernate;
 
-import io.countercache.hibernate.spi.EntityModel;
-import io.countercache.spi.Installation;
 import io.countercache.testing.TestDatabase;
 import io.countercache.testing.TestPostgres;
 import jakarta.persistence.EntityManagerFactory;
-import org.hibernate.jpa.HibernatePersistenceConfiguration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -42,18 +38,7 @@ class HibernateInheritanceIT {
     @BeforeAll
     static void boot() throws Exception {
         db = TestPostgres.newDatabase(HibernateInheritanceIT.class);
-        configuration().property("hibernate.hbm2ddl.auto", "create").property(CounterCacheSettings.VALIDATION, "none")
-                .createEntityManagerFactory().close();
-        try (java.sql.Connection c = db.dataSource().getConnection()) {
-            Installation.apply(c, Installation.units(EntityModel.counters(MODEL, Map.of())));
-        }
-        emf = configuration().createEntityManagerFactory();   // validation on: the boot check passes
-    }
-
-    private static HibernatePersistenceConfiguration configuration() {
-        return new HibernatePersistenceConfiguration("inheritance").managedClasses(MODEL.toArray(Class<?>[]::new))
-                .jdbcUrl(db.jdbcUrl()).jdbcCredentials(db.user(), db.password())
-                .property("hibernate.cache.use_second_level_cache", "false");
+        emf = Units.boot(db, "inheritance", MODEL);
     }
 
     @AfterAll

@@ -26,8 +26,11 @@ final class CacheSoftLock implements RollupListener {
 
     private static final Logger log = LoggerFactory.getLogger(CacheSoftLock.class);
 
-    /** Where a counter's rows live in the entity model. */
-    record Target(String entityName, KeyType keyType) {
+    /**
+     * Where a counter's rows live in the entity model; a bucket entity's rows are named by a key the library packs,
+     * not by their identifier, so a round locks its whole region (as Hibernate does around a bulk update).
+     */
+    record Target(String entityName, KeyType keyType, boolean bucket) {
     }
 
     private final SessionFactoryImplementor factory;
@@ -77,6 +80,11 @@ final class CacheSoftLock implements RollupListener {
             return;
         }
         EntityDataAccess access = persister.getCacheAccessStrategy();
+        if (target.bucket()) {
+            SoftLock region = access.lockRegion();
+            releases.add(() -> access.unlockRegion(region));
+            return;
+        }
         boolean versioned = persister.isVersioned();
         for (Object key : keys) {
             Object id = target.keyType() == KeyType.INTEGER ? (Object) ((Long) key).intValue() : key;

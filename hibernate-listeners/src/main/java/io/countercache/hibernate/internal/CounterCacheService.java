@@ -56,7 +56,8 @@ public final class CounterCacheService implements Service, SessionFactoryObserve
         Map<Integer, CacheSoftLock.Target> targets = new HashMap<>();
         for (CounterModel.Declared c : counters) {
             byField.put(c.entity().getEntityName() + "#" + c.property().getName(), c.definition());
-            targets.put(c.definition().id(), new CacheSoftLock.Target(c.entity().getEntityName(), c.definition().keyType()));
+            targets.put(c.definition().id(), new CacheSoftLock.Target(c.entity().getEntityName(), c.definition().keyType(),
+                    c.definition().bucket() != null));
         }
         this.cache = new CacheSoftLock(factory, targets);
         factory.addObserver(this);

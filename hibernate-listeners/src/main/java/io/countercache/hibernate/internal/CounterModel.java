@@ -197,10 +197,15 @@ public final class CounterModel {
             throw fail(who, "a BigDecimal counter adds up a numeric column; name it with sum, or count rows into a"
                     + " long field");
         }
+        if (!cc.bucket().isBlank() || !cc.period().isBlank()) {
+            return new Declared(bucketCounter(metadata, target, who, cc, counter, columnType, extreme, strategy),
+                    target, counter);
+        }
         if (target.getIdentifierMapper() != null || target.getIdentifier() instanceof Component
                 || target.getIdentifier().getColumnSpan() != 1) {
             throw fail(who, simpleName(target) + " has a composite identifier; counters need a single-column"
-                    + " Long, Integer or UUID identifier");
+                    + " Long, Integer or UUID identifier, or a bucket (bucket = \"createdAt\", period = \"1 day\") for"
+                    + " an identifier of a parent and a period's start");
         }
         KeyType keyType = keyType(target.getIdentifierProperty().getType().getReturnedClass());
         if (keyType == null) {
@@ -273,6 +278,95 @@ public final class CounterModel {
                 columnName(singleColumn(who, counter)), columnType, sourceTable, columnName(fk),
                 and(rows, cc.where().isBlank() ? null : cc.where().trim()),
                 sum, strategy, cc.slots(), via, aggregate, distinct), target, counter);
+    }
+
+    /** The Java types of a bucket's start, in the bucket entity's identifier, and of the source's time. */
+    private static final Set<Class<?>> BUCKET_TYPES = Set.of(java.time.LocalDate.class, java.time.LocalDateTime.class,
+            java.time.Instant.class, java.time.OffsetDateTime.class, java.time.ZonedDateTime.class,
+            java.util.Date.class, java.sql.Timestamp.class, java.sql.Date.class);
+
+    /** A period of whole units of one kind, as PostgreSQL reads an interval. */
+    private static final java.util.regex.Pattern PERIOD =
+            java.util.regex.Pattern.compile("[1-9][0-9]{0,5} (second|minute|hour|day|week|month|year)s?");
+
+    /**
+     * A counter kept per parent and period in rows of the target, a bucket entity whose identifier is the parent (a
+     * many-to-one to the entity that via points at, or that entity's key) and the period's start.
+     */
+    private static CounterDefinition bucketCounter(Metadata metadata, PersistentClass target, String who,
+                                                   CounterCache cc, Property counter, String columnType,
+                                                   String extreme, Strategy strategy) {
+        String period = cc.period().trim().replaceAll("\\s+", " ");
+        if (cc.bucket().isBlank() || period.isEmpty()) {
+            throw fail(who, "a counter per bucket names both bucket, the source's time attribute, and period"
+                    + " (bucket = \"createdAt\", period = \"1 day\")");
+        }
+        if (extreme != null || !cc.distinct().isBlank() || !cc.collection().isBlank()) {
+            throw fail(who, "a counter per bucket counts or sums rows of a source; leave out min, max, distinct and"
+                    + " collection");
+        }
+        if (strategy != Strategy.QUEUE && strategy != Strategy.UNLOGGED) {
+            throw fail(who, "strategy " + strategy + " cannot keep a counter per bucket: the rollup creates the"
+                    + " bucket rows, which no writer may wait on; use strategy QUEUE or UNLOGGED");
+        }
+        if (cc.retention() < 0) {
+            throw fail(who, "retention = " + cc.retention() + " is negative; keep 0 (every bucket) or more periods");
+        }
+        if (!PERIOD.matcher(period).matches()) {
+            throw fail(who, "period = \"" + cc.period() + "\" is not a whole number of one unit; write it as \"1 hour\","
+                    + " \"15 minutes\", \"1 day\", \"1 week\" or \"1 month\"");
+        }
+        try {
+            java.time.ZoneId.of(cc.zone().trim());
+        } catch (java.time.DateTimeException e) {
+            throw fail(who, "zone = \"" + cc.zone() + "\" is not a time zone; name one as \"UTC\" or \"Europe/Paris\"");
+        }
+        if (cc.source() == void.class || cc.via().isBlank() || cc.via().contains(".")) {
+            throw fail(who, "a counter per bucket names source and via, a many-to-one of the source pointing at the"
+                    + " parent (source = Comment.class, via = \"article\")");
+        }
+        PersistentClass source = metadata.getEntityBinding(cc.source().getName());
+        if (source == null) {
+            throw fail(who, "source = " + cc.source().getSimpleName() + ".class is not an entity of this persistence"
+                    + " unit; annotate it with @Entity and list it with the others");
+        }
+        PersistentClass parent = metadata.getEntityBinding(manyToOne(who, cc.via(), source, cc.via(), null)
+                .getReferencedEntityName());
+        KeyType parentKey = parent == null || parent.getKey().getColumnSpan() != 1 ? null
+                : keyType(parent.getIdentifierProperty().getType().getReturnedClass());
+        if (parentKey != KeyType.BIGINT && parentKey != KeyType.INTEGER) {
+            throw fail(who, "via = \"" + cc.via() + "\" points at " + (parent == null ? "an entity" : simpleName(parent))
+                    + ", whose identifier is not a Long or an Integer; a bucket's parent needs one");
+        }
+        Component id = target.getIdentifierMapper() != null ? target.getIdentifierMapper()
+                : target.getIdentifier() instanceof Component c ? c : null;
+        List<Property> parts = id == null ? List.of() : id.getProperties();
+        Property start = parts.stream().filter(p -> BUCKET_TYPES.contains(p.getType().getReturnedClass())).findFirst()
+                .orElse(null);
+        Property up = parts.stream().filter(p -> p != start && (p.getValue() instanceof ManyToOne m
+                        ? m.getReferencedEntityName().equals(parent.getEntityName())
+                        : keyType(p.getType().getReturnedClass()) == parentKey)).findFirst().orElse(null);
+        if (parts.size() != 2 || start == null || up == null) {
+            throw fail(who, simpleName(target) + "'s identifier is not a parent and a period's start; give it two"
+                    + " parts with @IdClass or @EmbeddedId: a many-to-one to " + simpleName(parent) + " (or its "
+                    + parentKey.name().toLowerCase(Locale.ROOT) + " key) and a LocalDate, LocalDateTime, Instant or"
+                    + " OffsetDateTime start");
+        }
+        String time = sourceColumn(who, source, "bucket", cc.bucket().trim(), p -> {
+            if (!BUCKET_TYPES.contains(p.getType().getReturnedClass())) {
+                throw fail(who, "bucket = \"" + cc.bucket() + "\" is " + p.getType().getReturnedClass().getSimpleName()
+                        + "; bucket by a time attribute of " + simpleName(source) + " (Instant, OffsetDateTime,"
+                        + " LocalDateTime or LocalDate)");
+            }
+        });
+        String sum = cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim(), counter);
+        TableName table = tableName(metadata, target.getTable());
+        return new CounterDefinition(who, table, CounterDefinition.Bucket.KEY_COLUMN, KeyType.UUID,
+                columnName(singleColumn(who, counter)), columnType, tableName(metadata, source.getTable()),
+                columnName(viaColumn(who, cc.via(), source, cc.via(), parent)),
+                and(rowsOf(who, source), cc.where().isBlank() ? null : cc.where().trim()), sum, strategy, 0)
+                .withBucket(table, new CounterDefinition.Bucket(time, period, cc.zone().trim(),
+                        columnName(singleColumn(who, up)), columnName(singleColumn(who, start)), cc.retention()));
     }
 
     /**
