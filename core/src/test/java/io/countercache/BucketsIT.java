@@ -58,6 +58,10 @@ class BucketsIT {
         comment(1, "'2026-11-25 22:30Z'", 1);
         comment(1, "'2026-11-25 23:30Z'", 2);
         comment(2, "NULL", 5);
+        assertThat(db.queryRows("SELECT value::bigint FROM countercache.exact(" + ARTICLE_DAY_COMMENTS.id() + ", NULL,"
+                + " ARRAY[countercache.bucket_key(1, '2026-11-26'::date), countercache.bucket_key(2, '2026-11-26'::date)])"
+                + " ORDER BY target_uuid")).as("exact reads of buckets with no row yet")
+                .containsExactly(List.of("1"), List.of("0"));
         assertExact();
         assertThat(db.queryRows(DAYS)).containsExactly(List.of("1", "2026-11-25", "1"), List.of("1", "2026-11-26", "1"));
         assertThat(db.queryRows("SELECT article_id, hour, likes FROM blog_article_hour ORDER BY 2")).hasSize(2);

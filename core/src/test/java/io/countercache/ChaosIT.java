@@ -99,7 +99,11 @@ class ChaosIT {
         Future<Long> watcher = pool.submit(() -> {
             long seen = 0;
             while (running.get()) {
-                List<List<String>> waits = db.queryRows(ROLLUP_WAITS);
+                List<List<String>> waits = db.queryRows(strategy != Strategy.DIRECT ? ROLLUP_WAITS
+                        // a direct writer updates its article's row itself: a round locking that row for the counters
+                        // the queue keeps there (a max, a distinct count) may follow its update chain to the writer's
+                        // version and wait for it, the one wait SKIP LOCKED does not skip (bounded by lock_timeout)
+                        : ROLLUP_WAITS + " AND b.query NOT LIKE '% blog_comment %'");
                 if (!waits.isEmpty() && seen == 0) {
                     System.out.println("ChaosIT: a rollup waits for " + waits);
                 }

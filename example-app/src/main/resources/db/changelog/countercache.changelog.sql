@@ -605,28 +605,26 @@ $fn$;
 -- treat it as any uuid key; what is particular to buckets is here: the key of a source row (bucket_key_sql), the
 -- rows a round must create before it applies (bucket_rows_sql), and the problems of a declaration (bucket_problems).
 
--- The key of the bucket that starts at a time, of a parent.
+-- The key of the bucket that starts at a time, of a parent. These three run in every capture of a counter per bucket,
+-- so they are inlined into the capture's queries: SQL bodies of one expression, with no SET clause (a function with
+-- one is never inlined), bound when created to the objects they name, each qualified with pg_catalog, so that no
+-- search_path can change what they call. Seconds since the epoch of a timestamptz by interval arithmetic: extract of
+-- a timestamptz is STABLE, and an IMMUTABLE function with a STABLE call in it is not inlined.
 CREATE OR REPLACE FUNCTION countercache.bucket_key(parent bigint, bucket timestamptz)
 RETURNS uuid
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT (lpad(to_hex(parent), 16, '0') || lpad(to_hex(floor(extract(epoch FROM bucket))::bigint), 16, '0'))::uuid
-$fn$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CAST(pg_catalog.lpad(pg_catalog.to_hex(parent), 16, '0') OPERATOR(pg_catalog.||)
+            pg_catalog.lpad(pg_catalog.to_hex(CAST(pg_catalog.floor(EXTRACT(epoch FROM bucket OPERATOR(pg_catalog.-)
+                                                   TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00')) AS bigint)),
+                            16, '0') AS pg_catalog.uuid);
 CREATE OR REPLACE FUNCTION countercache.bucket_key(parent bigint, bucket timestamp)
 RETURNS uuid
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT countercache.bucket_key(parent, bucket AT TIME ZONE 'UTC')
-$fn$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN countercache.bucket_key(parent, bucket AT TIME ZONE 'UTC');
 CREATE OR REPLACE FUNCTION countercache.bucket_key(parent bigint, bucket date)
 RETURNS uuid
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT countercache.bucket_key(parent, bucket::timestamp AT TIME ZONE 'UTC')
-$fn$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN countercache.bucket_key(parent, CAST(bucket AS timestamp) AT TIME ZONE 'UTC');
 
 -- The parent key and the bucket's start that a key packs.
 CREATE OR REPLACE FUNCTION countercache.key_parent(key uuid)
@@ -743,12 +741,14 @@ RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format('countercache.bucket_key(%I.%I, %s)', c.source_table, c.source_fk, countercache.as_start_sql(c, s.start))
+    SELECT format('countercache.bucket_key(%I.%I, %s)', c.source_table, c.source_fk,
+                  countercache.as_start_sql(c, s.start))
       FROM (SELECT format('countercache.period_start(%L::interval, %L, %s)', c.bucket_period, c.bucket_zone,
                           CASE countercache.column_type(c.source_schema, c.source_table, c.bucket_source)
                                WHEN 'timestamptz'::regtype THEN format('%I.%I', c.source_table, c.bucket_source)
                                WHEN 'date'::regtype
-                               THEN format('(%I.%I::timestamp AT TIME ZONE %L)', c.source_table, c.bucket_source, c.bucket_zone)
+                               THEN format('(%I.%I::timestamp AT TIME ZONE %L)', c.source_table, c.bucket_source,
+                                           c.bucket_zone)
                                ELSE format('(%I.%I AT TIME ZONE %L)', c.source_table, c.bucket_source, c.bucket_zone)
                           END) AS start) s
 $fn$;
@@ -764,7 +764,8 @@ AS $fn$
       JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = k.confkey[1]
      WHERE k.contype = 'f' AND cardinality(k.conkey) = 1
        AND k.conrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
-       AND k.conkey[1] = (SELECT x.attnum FROM pg_attribute x WHERE x.attrelid = k.conrelid AND x.attname = c.bucket_parent)
+       AND k.conkey[1] = (SELECT x.attnum FROM pg_attribute x
+                           WHERE x.attrelid = k.conrelid AND x.attname = c.bucket_parent)
      ORDER BY k.oid
      LIMIT 1
 $fn$;
@@ -831,8 +832,8 @@ AS $fn$
              WHEN 'timestamptz'::regtype THEN 'countercache.key_start(u.k)'
              WHEN 'date'::regtype THEN $$(countercache.key_start(u.k) AT TIME ZONE 'UTC')::date$$
              ELSE $$countercache.key_start(u.k) AT TIME ZONE 'UTC'$$ END,
-        format('SELECT unnest(countercache.lock_parents(%s, ARRAY(SELECT countercache.key_parent(u.k) FROM u))) AS parent',
-               c.id))
+        format('SELECT unnest(countercache.lock_parents(%s, ARRAY(SELECT countercache.key_parent(u.k) FROM u)))'
+               ' AS parent', c.id))
       FROM countercache.counter c
      WHERE c.target_schema = bucket_rows_sql.target_schema AND c.target_table = bucket_rows_sql.target_table
        AND c.bucket_period IS NOT NULL
@@ -848,7 +849,8 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
     IF countercache.column_type(c.target_schema, c.target_table, c.target_key) IS NULL THEN
-        EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I uuid GENERATED ALWAYS AS (countercache.bucket_key(%I, %I)) STORED',
+        EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I uuid'
+                       ' GENERATED ALWAYS AS (countercache.bucket_key(%I, %I)) STORED',
                        c.target_schema, c.target_table, c.target_key, c.bucket_parent, c.bucket_column);
     END IF;
     IF NOT EXISTS (SELECT FROM pg_index i
@@ -935,9 +937,10 @@ BEGIN
            IS DISTINCT FROM (c.bucket_parent, c.bucket_column, c.bucket_period, c.bucket_zone, c.bucket_retention)
      ORDER BY k.id LIMIT 1;
     IF FOUND THEN
-        RETURN QUERY SELECT d || ': ' || format('%s keeps the rows of %I.%I by another parent, bucket, period or retention',
-            other.declared_by, c.target_schema, c.target_table),
-            'give every counter of a bucket table the same parent, period, time zone and retention (or a table of its own)';
+        RETURN QUERY SELECT d || ': ' || format('%s keeps the rows of %I.%I by another parent, bucket, period or'
+            ' retention', other.declared_by, c.target_schema, c.target_table),
+            'give every counter of a bucket table the same parent, period, time zone and retention (or a table of '
+            'its own)';
     END IF;
 END
 $fn$;
@@ -3228,20 +3231,25 @@ $fn$;
 -- concurrency; the tables and the argument are in upgrade/001-tables.sql.
 
 -- The start of the period that contains a time, aligned in the limit's time zone: whole months from 2000-01-01 for
--- periods made of months, otherwise date_bin from 2000-01-01 (midnight, in that zone).
+-- periods made of months, otherwise date_bin from 2000-01-01 (midnight, in that zone). The capture of a counter per
+-- bucket runs it for every row, so it is inlined as bucket_key is (see buckets.sql): one expression, no SET clause,
+-- every function and operator qualified with pg_catalog.
 CREATE OR REPLACE FUNCTION countercache.period_start(period interval, time_zone text, at timestamptz)
 RETURNS timestamptz
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT CASE WHEN x.months > 0 THEN
-               (timestamp '2000-01-01'
-                + floor(((extract(year FROM x.t) - 2000) * 12 + extract(month FROM x.t) - 1) / x.months) * x.months
-                  * interval '1 month') AT TIME ZONE time_zone
-           ELSE date_bin(period, x.t, timestamp '2000-01-01') AT TIME ZONE time_zone END
-      FROM (SELECT at AT TIME ZONE time_zone AS t,
-                   (extract(year FROM period) * 12 + extract(month FROM period))::integer AS months) x
-$fn$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN EXTRACT(month FROM period) OPERATOR(pg_catalog.>) 0 OR EXTRACT(year FROM period) OPERATOR(pg_catalog.>) 0
+            THEN (TIMESTAMP '2000-01-01' OPERATOR(pg_catalog.+) pg_catalog.make_interval(months =>
+                      CAST(pg_catalog.floor(((EXTRACT(year FROM at AT TIME ZONE time_zone) OPERATOR(pg_catalog.-) 2000)
+                                             OPERATOR(pg_catalog.*) 12
+                                             OPERATOR(pg_catalog.+) EXTRACT(month FROM at AT TIME ZONE time_zone)
+                                             OPERATOR(pg_catalog.-) 1)
+                                            OPERATOR(pg_catalog./) (EXTRACT(year FROM period) OPERATOR(pg_catalog.*) 12
+                                                                    OPERATOR(pg_catalog.+) EXTRACT(month FROM period)))
+                           OPERATOR(pg_catalog.*) (EXTRACT(year FROM period) OPERATOR(pg_catalog.*) 12
+                                                   OPERATOR(pg_catalog.+) EXTRACT(month FROM period)) AS integer)))
+                 AT TIME ZONE time_zone
+            ELSE pg_catalog.date_bin(period, at AT TIME ZONE time_zone, TIMESTAMP '2000-01-01') AT TIME ZONE time_zone
+       END;
 
 -- What is wrong with a period to align by (NULL: nothing): it must be positive, and whole months or no months at all.
 CREATE OR REPLACE FUNCTION countercache.period_problem(period interval)
@@ -3492,7 +3500,8 @@ $fn$;
 -- uuid keys), the column plus what is pending for it, in the counter's own scale; for a min or max, its extreme read
 -- from the source by its index (as a number, see as_number; NULL when no row counts). One statement, so one snapshot:
 -- every committed rollup is seen either in the column or in what is pending, never in both and never in neither; in
--- the caller's transaction it sees the caller's own writes. Keys of rows that do not exist are absent.
+-- the caller's transaction it sees the caller's own writes. Keys of rows that do not exist are absent, except a
+-- bucket's: the rollup has yet to make its row.
 CREATE OR REPLACE FUNCTION countercache.exact(counter_id integer, ids bigint[] DEFAULT NULL, uuids uuid[] DEFAULT NULL)
 RETURNS TABLE (target_id bigint, target_uuid uuid, value numeric)
 LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -3501,20 +3510,28 @@ AS $fn$
 DECLARE
     c countercache.counter := countercache.counter_of(exact.counter_id, 'countercache.exact');
 BEGIN
+    -- a bucket without a row yet is 0 and what is pending for it: its keys are read from the list, not the table
     RETURN QUERY EXECUTE format(
         $q$SELECT %1$s, %2$s, %10$s
-             FROM %5$I.%6$I t
+             FROM %11$s
              LEFT JOIN (SELECT q.k, sum(q.amount) AS n FROM (%7$s) q WHERE q.k = ANY (%9$s) GROUP BY q.k) p
-                    ON p.k = t.%8$I
-            WHERE t.%8$I = ANY (%9$s)$q$,
+                    ON p.k = %8$s
+            WHERE %8$s = ANY (%9$s)$q$,
         CASE WHEN c.key_type = 'uuid' THEN 'NULL::bigint' ELSE format('t.%I::bigint', c.target_key) END,
-        CASE WHEN c.key_type = 'uuid' THEN format('t.%I', c.target_key) ELSE 'NULL::uuid' END,
+        CASE WHEN c.bucket_period IS NOT NULL THEN 'x.k'
+             WHEN c.key_type = 'uuid' THEN format('t.%I', c.target_key) ELSE 'NULL::uuid' END,
         c.target_column, (10::numeric ^ c.scale)::bigint, c.target_schema, c.target_table,
-        countercache.pending_sql(c), c.target_key, CASE WHEN c.key_type = 'uuid' THEN '$2' ELSE '$1' END,
+        countercache.pending_sql(c),
+        CASE WHEN c.bucket_period IS NOT NULL THEN 'x.k' ELSE format('t.%I', c.target_key) END,
+        CASE WHEN c.key_type = 'uuid' THEN '$2' ELSE '$1' END,
         CASE WHEN c.aggregate IS NULL
              THEN format('(coalesce(t.%I, 0)::numeric + coalesce(p.n, 0) / %s)', c.target_column,
                          (10::numeric ^ c.scale)::bigint)
-             ELSE format('countercache.as_number(%s)', countercache.extreme_sql(c, format('t.%I', c.target_key))) END)
+             ELSE format('countercache.as_number(%s)', countercache.extreme_sql(c, format('t.%I', c.target_key))) END,
+        CASE WHEN c.bucket_period IS NOT NULL
+             THEN format('unnest($2::uuid[]) AS x(k) LEFT JOIN %I.%I t ON t.%I = x.k', c.target_schema, c.target_table,
+                         c.target_key)
+             ELSE format('%I.%I t', c.target_schema, c.target_table) END)
         USING ids, uuids;
 END
 $fn$;
@@ -3585,7 +3602,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '5da8e4d1347aeeda' $fn$;
+AS $fn$ SELECT 'd3532998de2a955d' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

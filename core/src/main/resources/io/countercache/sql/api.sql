@@ -35,7 +35,8 @@ $fn$;
 -- uuid keys), the column plus what is pending for it, in the counter's own scale; for a min or max, its extreme read
 -- from the source by its index (as a number, see as_number; NULL when no row counts). One statement, so one snapshot:
 -- every committed rollup is seen either in the column or in what is pending, never in both and never in neither; in
--- the caller's transaction it sees the caller's own writes. Keys of rows that do not exist are absent.
+-- the caller's transaction it sees the caller's own writes. Keys of rows that do not exist are absent, except a
+-- bucket's: the rollup has yet to make its row.
 CREATE OR REPLACE FUNCTION countercache.exact(counter_id integer, ids bigint[] DEFAULT NULL, uuids uuid[] DEFAULT NULL)
 RETURNS TABLE (target_id bigint, target_uuid uuid, value numeric)
 LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -44,20 +45,28 @@ AS $fn$
 DECLARE
     c countercache.counter := countercache.counter_of(exact.counter_id, 'countercache.exact');
 BEGIN
+    -- a bucket without a row yet is 0 and what is pending for it: its keys are read from the list, not the table
     RETURN QUERY EXECUTE format(
         $q$SELECT %1$s, %2$s, %10$s
-             FROM %5$I.%6$I t
+             FROM %11$s
              LEFT JOIN (SELECT q.k, sum(q.amount) AS n FROM (%7$s) q WHERE q.k = ANY (%9$s) GROUP BY q.k) p
-                    ON p.k = t.%8$I
-            WHERE t.%8$I = ANY (%9$s)$q$,
+                    ON p.k = %8$s
+            WHERE %8$s = ANY (%9$s)$q$,
         CASE WHEN c.key_type = 'uuid' THEN 'NULL::bigint' ELSE format('t.%I::bigint', c.target_key) END,
-        CASE WHEN c.key_type = 'uuid' THEN format('t.%I', c.target_key) ELSE 'NULL::uuid' END,
+        CASE WHEN c.bucket_period IS NOT NULL THEN 'x.k'
+             WHEN c.key_type = 'uuid' THEN format('t.%I', c.target_key) ELSE 'NULL::uuid' END,
         c.target_column, (10::numeric ^ c.scale)::bigint, c.target_schema, c.target_table,
-        countercache.pending_sql(c), c.target_key, CASE WHEN c.key_type = 'uuid' THEN '$2' ELSE '$1' END,
+        countercache.pending_sql(c),
+        CASE WHEN c.bucket_period IS NOT NULL THEN 'x.k' ELSE format('t.%I', c.target_key) END,
+        CASE WHEN c.key_type = 'uuid' THEN '$2' ELSE '$1' END,
         CASE WHEN c.aggregate IS NULL
              THEN format('(coalesce(t.%I, 0)::numeric + coalesce(p.n, 0) / %s)', c.target_column,
                          (10::numeric ^ c.scale)::bigint)
-             ELSE format('countercache.as_number(%s)', countercache.extreme_sql(c, format('t.%I', c.target_key))) END)
+             ELSE format('countercache.as_number(%s)', countercache.extreme_sql(c, format('t.%I', c.target_key))) END,
+        CASE WHEN c.bucket_period IS NOT NULL
+             THEN format('unnest($2::uuid[]) AS x(k) LEFT JOIN %I.%I t ON t.%I = x.k', c.target_schema, c.target_table,
+                         c.target_key)
+             ELSE format('%I.%I t', c.target_schema, c.target_table) END)
         USING ids, uuids;
 END
 $fn$;

@@ -8,28 +8,26 @@
 -- treat it as any uuid key; what is particular to buckets is here: the key of a source row (bucket_key_sql), the
 -- rows a round must create before it applies (bucket_rows_sql), and the problems of a declaration (bucket_problems).
 
--- The key of the bucket that starts at a time, of a parent.
+-- The key of the bucket that starts at a time, of a parent. These three run in every capture of a counter per bucket,
+-- so they are inlined into the capture's queries: SQL bodies of one expression, with no SET clause (a function with
+-- one is never inlined), bound when created to the objects they name, each qualified with pg_catalog, so that no
+-- search_path can change what they call. Seconds since the epoch of a timestamptz by interval arithmetic: extract of
+-- a timestamptz is STABLE, and an IMMUTABLE function with a STABLE call in it is not inlined.
 CREATE OR REPLACE FUNCTION countercache.bucket_key(parent bigint, bucket timestamptz)
 RETURNS uuid
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT (lpad(to_hex(parent), 16, '0') || lpad(to_hex(floor(extract(epoch FROM bucket))::bigint), 16, '0'))::uuid
-$fn$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CAST(pg_catalog.lpad(pg_catalog.to_hex(parent), 16, '0') OPERATOR(pg_catalog.||)
+            pg_catalog.lpad(pg_catalog.to_hex(CAST(pg_catalog.floor(EXTRACT(epoch FROM bucket OPERATOR(pg_catalog.-)
+                                                   TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00')) AS bigint)),
+                            16, '0') AS pg_catalog.uuid);
 CREATE OR REPLACE FUNCTION countercache.bucket_key(parent bigint, bucket timestamp)
 RETURNS uuid
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT countercache.bucket_key(parent, bucket AT TIME ZONE 'UTC')
-$fn$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN countercache.bucket_key(parent, bucket AT TIME ZONE 'UTC');
 CREATE OR REPLACE FUNCTION countercache.bucket_key(parent bigint, bucket date)
 RETURNS uuid
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT countercache.bucket_key(parent, bucket::timestamp AT TIME ZONE 'UTC')
-$fn$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN countercache.bucket_key(parent, CAST(bucket AS timestamp) AT TIME ZONE 'UTC');
 
 -- The parent key and the bucket's start that a key packs.
 CREATE OR REPLACE FUNCTION countercache.key_parent(key uuid)
@@ -146,12 +144,14 @@ RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format('countercache.bucket_key(%I.%I, %s)', c.source_table, c.source_fk, countercache.as_start_sql(c, s.start))
+    SELECT format('countercache.bucket_key(%I.%I, %s)', c.source_table, c.source_fk,
+                  countercache.as_start_sql(c, s.start))
       FROM (SELECT format('countercache.period_start(%L::interval, %L, %s)', c.bucket_period, c.bucket_zone,
                           CASE countercache.column_type(c.source_schema, c.source_table, c.bucket_source)
                                WHEN 'timestamptz'::regtype THEN format('%I.%I', c.source_table, c.bucket_source)
                                WHEN 'date'::regtype
-                               THEN format('(%I.%I::timestamp AT TIME ZONE %L)', c.source_table, c.bucket_source, c.bucket_zone)
+                               THEN format('(%I.%I::timestamp AT TIME ZONE %L)', c.source_table, c.bucket_source,
+                                           c.bucket_zone)
                                ELSE format('(%I.%I AT TIME ZONE %L)', c.source_table, c.bucket_source, c.bucket_zone)
                           END) AS start) s
 $fn$;
@@ -167,7 +167,8 @@ AS $fn$
       JOIN pg_attribute a ON a.attrelid = k.confrelid AND a.attnum = k.confkey[1]
      WHERE k.contype = 'f' AND cardinality(k.conkey) = 1
        AND k.conrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
-       AND k.conkey[1] = (SELECT x.attnum FROM pg_attribute x WHERE x.attrelid = k.conrelid AND x.attname = c.bucket_parent)
+       AND k.conkey[1] = (SELECT x.attnum FROM pg_attribute x
+                           WHERE x.attrelid = k.conrelid AND x.attname = c.bucket_parent)
      ORDER BY k.oid
      LIMIT 1
 $fn$;
@@ -234,8 +235,8 @@ AS $fn$
              WHEN 'timestamptz'::regtype THEN 'countercache.key_start(u.k)'
              WHEN 'date'::regtype THEN $$(countercache.key_start(u.k) AT TIME ZONE 'UTC')::date$$
              ELSE $$countercache.key_start(u.k) AT TIME ZONE 'UTC'$$ END,
-        format('SELECT unnest(countercache.lock_parents(%s, ARRAY(SELECT countercache.key_parent(u.k) FROM u))) AS parent',
-               c.id))
+        format('SELECT unnest(countercache.lock_parents(%s, ARRAY(SELECT countercache.key_parent(u.k) FROM u)))'
+               ' AS parent', c.id))
       FROM countercache.counter c
      WHERE c.target_schema = bucket_rows_sql.target_schema AND c.target_table = bucket_rows_sql.target_table
        AND c.bucket_period IS NOT NULL
@@ -251,7 +252,8 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 BEGIN
     IF countercache.column_type(c.target_schema, c.target_table, c.target_key) IS NULL THEN
-        EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I uuid GENERATED ALWAYS AS (countercache.bucket_key(%I, %I)) STORED',
+        EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I uuid'
+                       ' GENERATED ALWAYS AS (countercache.bucket_key(%I, %I)) STORED',
                        c.target_schema, c.target_table, c.target_key, c.bucket_parent, c.bucket_column);
     END IF;
     IF NOT EXISTS (SELECT FROM pg_index i
@@ -338,9 +340,10 @@ BEGIN
            IS DISTINCT FROM (c.bucket_parent, c.bucket_column, c.bucket_period, c.bucket_zone, c.bucket_retention)
      ORDER BY k.id LIMIT 1;
     IF FOUND THEN
-        RETURN QUERY SELECT d || ': ' || format('%s keeps the rows of %I.%I by another parent, bucket, period or retention',
-            other.declared_by, c.target_schema, c.target_table),
-            'give every counter of a bucket table the same parent, period, time zone and retention (or a table of its own)';
+        RETURN QUERY SELECT d || ': ' || format('%s keeps the rows of %I.%I by another parent, bucket, period or'
+            ' retention', other.declared_by, c.target_schema, c.target_table),
+            'give every counter of a bucket table the same parent, period, time zone and retention (or a table of '
+            'its own)';
     END IF;
 END
 $fn$;

@@ -2,20 +2,25 @@
 -- concurrency; the tables and the argument are in upgrade/001-tables.sql.
 
 -- The start of the period that contains a time, aligned in the limit's time zone: whole months from 2000-01-01 for
--- periods made of months, otherwise date_bin from 2000-01-01 (midnight, in that zone).
+-- periods made of months, otherwise date_bin from 2000-01-01 (midnight, in that zone). The capture of a counter per
+-- bucket runs it for every row, so it is inlined as bucket_key is (see buckets.sql): one expression, no SET clause,
+-- every function and operator qualified with pg_catalog.
 CREATE OR REPLACE FUNCTION countercache.period_start(period interval, time_zone text, at timestamptz)
 RETURNS timestamptz
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT CASE WHEN x.months > 0 THEN
-               (timestamp '2000-01-01'
-                + floor(((extract(year FROM x.t) - 2000) * 12 + extract(month FROM x.t) - 1) / x.months) * x.months
-                  * interval '1 month') AT TIME ZONE time_zone
-           ELSE date_bin(period, x.t, timestamp '2000-01-01') AT TIME ZONE time_zone END
-      FROM (SELECT at AT TIME ZONE time_zone AS t,
-                   (extract(year FROM period) * 12 + extract(month FROM period))::integer AS months) x
-$fn$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN EXTRACT(month FROM period) OPERATOR(pg_catalog.>) 0 OR EXTRACT(year FROM period) OPERATOR(pg_catalog.>) 0
+            THEN (TIMESTAMP '2000-01-01' OPERATOR(pg_catalog.+) pg_catalog.make_interval(months =>
+                      CAST(pg_catalog.floor(((EXTRACT(year FROM at AT TIME ZONE time_zone) OPERATOR(pg_catalog.-) 2000)
+                                             OPERATOR(pg_catalog.*) 12
+                                             OPERATOR(pg_catalog.+) EXTRACT(month FROM at AT TIME ZONE time_zone)
+                                             OPERATOR(pg_catalog.-) 1)
+                                            OPERATOR(pg_catalog./) (EXTRACT(year FROM period) OPERATOR(pg_catalog.*) 12
+                                                                    OPERATOR(pg_catalog.+) EXTRACT(month FROM period)))
+                           OPERATOR(pg_catalog.*) (EXTRACT(year FROM period) OPERATOR(pg_catalog.*) 12
+                                                   OPERATOR(pg_catalog.+) EXTRACT(month FROM period)) AS integer)))
+                 AT TIME ZONE time_zone
+            ELSE pg_catalog.date_bin(period, at AT TIME ZONE time_zone, TIMESTAMP '2000-01-01') AT TIME ZONE time_zone
+       END;
 
 -- What is wrong with a period to align by (NULL: nothing): it must be positive, and whole months or no months at all.
 CREATE OR REPLACE FUNCTION countercache.period_problem(period interval)
