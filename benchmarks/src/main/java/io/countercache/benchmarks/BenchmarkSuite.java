@@ -144,6 +144,14 @@ public final class BenchmarkSuite {
                 System.out.println("13. distinct values");
                 report.aggregates(s.aggregates(Scenarios.DISTINCT));
             }
+            if (runs(only, "14")) {
+                System.out.println("14. counters per day");
+                report.aggregates(s.aggregates(Scenarios.BUCKET));
+            }
+            if (runs(only, "15")) {
+                System.out.println("15. many-to-many");
+                report.aggregates(s.aggregates(Scenarios.LINKS));
+            }
             if (runs(only, "11")) {
                 System.out.println("11. server CPU per statement");
                 report.cpu(s.cpuPerStatement());
@@ -424,37 +432,34 @@ public final class BenchmarkSuite {
         }
 
         void aggregates(Scenarios.Aggregates e) {
-            boolean max = e.kind() == Scenarios.MAX;
             String what = e.kind().name();
             double bareIn = e.writes().get(0).inserts().perSecond(), bareDel = e.writes().get(0).deletes().perSecond();
-            body.append(max
-                    ? String.format(Locale.ROOT, "%n### 12. Min and max%n%nArticles keep the most likes of their"
-                    + " comments (`max = \"likes\"`, an index on (article_id, likes)). *hand-written*: a row trigger that"
-                    + " raises the article's max when a new row beats it and recomputes it when the row that held it goes,"
-                    + " in the writer's transaction (not exact under concurrency).")
-                    : String.format(Locale.ROOT, "%n### 13. Distinct values%n%nArticles keep the number of different"
-                    + " users who commented (`distinct = \"creator\"`). *hand-written*: a row trigger that keeps a count"
-                    + " per article and user and moves the article's column when one reaches or leaves 0, in the"
-                    + " writer's transaction (exact: the count's row lock orders its writers)."));
-            body.append(String.format(Locale.ROOT, " 4 clients insert single comments (autocommit) into a table of"
-                    + " 100,000, then 4 delete random ones. *library*: the %s counter, queue strategy, rolled up every"
-                    + " 100 ms. Articles off: articles whose column differs from the source at the end.%n%n"
-                    + "| setup | inserts/s | vs bare | deletes/s | vs bare | articles off |%n|---|---:|---:|---:|---:|---:|%n",
-                    what));
+            body.append(String.format(Locale.ROOT, "%n### %s%n%n%s", e.kind().heading(), e.kind().described()));
+            body.append(String.format(Locale.ROOT, " 4 clients insert single rows of `%s` (autocommit) into a table"
+                    + " of 100,000, then 4 delete random ones. *library*: the %s counter, queue strategy, rolled up every"
+                    + " 100 ms. Off: targets whose column differs from the source at the end.%n%n"
+                    + "| setup | inserts/s | vs bare | deletes/s | vs bare | off |%n|---|---:|---:|---:|---:|---:|%n",
+                    e.kind().rows().table(), what));
             for (Scenarios.AggregateWrites w : e.writes()) {
                 body.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2fx | %,.0f | %.2fx | %d |%n", w.setup(),
                         w.inserts().perSecond(), w.inserts().perSecond() / bareIn, w.deletes().perSecond(),
                         w.deletes().perSecond() / bareDel, w.drift()));
             }
+            if (e.rollup().isEmpty()) {
+                goals(what, e);
+                return;
+            }
             body.append(String.format(Locale.ROOT, "%nThe rollup: %,d deltas queued for a count and then for the %s"
                     + " (100,000 articles, 1,000,000 comments), each target's deltas spread through the queue, drained"
                     + " alone with rounds of 100,000. %s%n%n"
                     + "| per target | count deltas/s | %s deltas/s | %s / count |%n|---:|---:|---:|---:|%n", e.deltas(), what,
-                    max ? "A max recomputes each touched article by the index."
-                        : "A distinct counter's deltas are values (up to 50 per article), folded into a count per"
-                          + " article and value before the column moves.", what, what));
+                    e.kind().rollupNote(), what, what));
             e.rollup().forEach((fold, r) -> body.append(String.format(Locale.ROOT, "| %,d | %,.0f | %,.0f | %.2fx |%n",
                     fold, r[0], r[1], r[1] / r[0])));
+            goals(what, e);
+        }
+
+        private void goals(String what, Scenarios.Aggregates e) {
             Scenarios.AggregateWrites hand = e.writes().get(1), lib = e.writes().get(2);
             double in = lib.inserts().perSecond() / hand.inserts().perSecond();
             double del = lib.deletes().perSecond() / hand.deletes().perSecond();

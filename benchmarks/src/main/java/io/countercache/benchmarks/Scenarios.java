@@ -623,7 +623,7 @@ final class Scenarios {
     record AggregateWrites(String setup, Clients.Result inserts, Clients.Result deletes, long drift) {
     }
 
-    /** Scenarios 12 and 13: writes with an aggregate kept three ways, and the rollup's rate for it beside a count's. */
+    /** Scenarios 12 to 14: writes with an aggregate kept three ways, and the rollup's rate for it beside a count's. */
     record Aggregates(Aggregate kind, List<AggregateWrites> writes, int deltas, Map<Integer, double[]> rollup) {
     }
 
@@ -632,11 +632,24 @@ final class Scenarios {
      * by hand, and the statement that starts its column from the source; the library's counter; the query that counts
      * the articles whose column differs from the source; and the queue rows of {@code deltas} changes to
      * {@code deltas / fold} articles, each article's spread through the queue ({@code %1$d} deltas, {@code %2$d}
-     * articles).
+     * articles), or null to leave the rollup out. For the report: its heading, what it keeps and how the hand-written
+     * trigger keeps it, and what its rollup does. The rows the writers add and take away.
      */
     record Aggregate(String name, String tables, String hand, String handStart, CounterDefinition counter,
-                     String drift, String queued) {
+                     String drift, String queued, String heading, String described, String rollupNote, Rows rows) {
     }
+
+    /**
+     * The rows of an aggregate's source: its table, a seed of 100,000 of them, and the statement that inserts one from
+     * three numbers (a user, an article, a number below 100,000); a writer deletes one by its id.
+     */
+    record Rows(String table, String seed, String insert) {
+    }
+
+    static final Rows COMMENTS = new Rows("blog_comment", "INSERT INTO blog_comment (creator_id, article_id, message,"
+            + " publish_status, likes) SELECT 1 + g % " + USERS + ", 1 + g % " + ARTICLES + ", 'seed', 'public',"
+            + " (g * 7919) % 100000 FROM generate_series(1, 100000) g", "INSERT INTO blog_comment (creator_id, article_id,"
+            + " message, publish_status, likes) VALUES (?, ?, 'hello', 'public', ?)");
 
     /** Queue rows of a count or a min or max (see {@link Aggregate#queued}). */
     static final String QUEUED_COUNT = "INSERT INTO countercache.delta (counter_id, target_id, delta)"
@@ -673,7 +686,11 @@ final class Scenarios {
                     null, new CounterDefinition.Extreme("max", "likes")),
             "SELECT count(*) FROM blog_article a WHERE a.most_likes IS DISTINCT FROM"
                     + " (SELECT max(likes) FROM blog_comment c WHERE c.article_id = a.id)",
-            QUEUED_COUNT);
+            QUEUED_COUNT, "12. Min and max", "Articles keep the most likes of their comments (`max = \"likes\"`, an"
+                    + " index on (article_id, likes)). *hand-written*: a row trigger that raises the article's max when a"
+                    + " new row beats it and recomputes it when the row that held it goes, in the writer's transaction"
+                    + " (not exact under concurrency).",
+            "A max recomputes each touched article by the index.", COMMENTS);
 
     /** Scenario 13: the number of different users who commented on an article. */
     static final Aggregate DISTINCT = new Aggregate("distinct", """
@@ -721,7 +738,94 @@ final class Scenarios {
                     + " (SELECT count(DISTINCT creator_id) FROM blog_comment c WHERE c.article_id = a.id)",
             // each article's deltas are its values, 50 users each: a new value for every delta up to 50 per article
             "INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)"
-                    + " SELECT %3$d, 1 + g %% %2$d, (g / %2$d %% 50)::text, 1 FROM generate_series(1, %1$d) g");
+                    + " SELECT %3$d, 1 + g %% %2$d, (g / %2$d %% 50)::text, 1 FROM generate_series(1, %1$d) g",
+            "13. Distinct values", "Articles keep the number of different users who commented (`distinct ="
+                    + " \"creator\"`). *hand-written*: a row trigger that keeps a count per article and user and moves the"
+                    + " article's column when one reaches or leaves 0, in the writer's transaction (exact: the count's"
+                    + " row lock orders its writers).",
+            "A distinct counter's deltas are values (up to 50 per article), folded into a count per article and value"
+                    + " before the column moves.", COMMENTS);
+
+    /** Scenario 14: an article's comments per day, in rows of a bucket table. */
+    static final Aggregate BUCKET = new Aggregate("bucket", """
+            ALTER TABLE blog_comment ADD COLUMN likes int NOT NULL DEFAULT 0;
+            ALTER TABLE blog_comment ADD COLUMN created_at timestamptz NOT NULL DEFAULT now();
+            CREATE TABLE article_day (article_id bigint REFERENCES blog_article (id), day date,
+                                      comments bigint NOT NULL DEFAULT 0, PRIMARY KEY (article_id, day));
+            """,
+            // the count per day a developer would keep by hand: an upsert of the day's row, in the writer's
+            // transaction; exact (the row lock orders its writers), and the day's row is a hot row of its article
+            """
+            CREATE FUNCTION hand_day() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP IN ('UPDATE', 'DELETE') THEN
+                    UPDATE article_day SET comments = comments - 1
+                     WHERE article_id = OLD.article_id AND day = (OLD.created_at AT TIME ZONE 'UTC')::date;
+                END IF;
+                IF TG_OP IN ('INSERT', 'UPDATE') THEN
+                    INSERT INTO article_day AS d VALUES (NEW.article_id, (NEW.created_at AT TIME ZONE 'UTC')::date, 1)
+                    ON CONFLICT (article_id, day) DO UPDATE SET comments = d.comments + 1;
+                END IF;
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER hand_day AFTER INSERT OR DELETE OR UPDATE OF article_id, created_at ON blog_comment
+                FOR EACH ROW EXECUTE FUNCTION hand_day();
+            """,
+            "INSERT INTO article_day SELECT article_id, (created_at AT TIME ZONE 'UTC')::date, count(*) FROM blog_comment"
+                    + " GROUP BY 1, 2",
+            new CounterDefinition("ArticleDay.comments", new TableName("public", "blog_article"), "id", KeyType.BIGINT,
+                    "comments", "bigint", Variant.COMMENT, "article_id", null, null)
+                    .withBucket(new TableName("public", "article_day"),
+                            new CounterDefinition.Bucket("created_at", "1 day", "UTC", "article_id", "day")),
+            "SELECT count(*) FROM (SELECT article_id, (created_at AT TIME ZONE 'UTC')::date AS day, count(*) AS n"
+                    + " FROM blog_comment GROUP BY 1, 2) x FULL JOIN article_day d USING (article_id, day)"
+                    + " WHERE coalesce(d.comments, 0) <> coalesce(x.n, 0)",
+            "INSERT INTO countercache.delta (counter_id, target_uuid, delta)"
+                    + " SELECT %3$d, countercache.bucket_key(1 + g %% %2$d, current_date), 1 FROM generate_series(1, %1$d) g",
+            "14. Counters per day", "Articles keep their comments per day in a bucket table (`bucket = \"createdAt\","
+                    + " period = \"1 day\"`), keyed by (article, day); every write is today's. *hand-written*: a row"
+                    + " trigger that upserts the day's row (`INSERT ... ON CONFLICT DO UPDATE`) and takes one off the"
+                    + " old day's row, in the writer's transaction (exact: the row lock orders its writers; the day's"
+                    + " row is a hot row of its article).",
+            "A bucket's deltas fold and update its row like a count's (the rows exist: the seed made them).", COMMENTS);
+
+    /**
+     * Scenario 15: the articles of a tag, through the join table of a many-to-many ({@code @CounterCache(source =
+     * Article.class, via = "tags")} on {@code Tag}), which counts the join table's rows per tag.
+     */
+    static final Aggregate LINKS = new Aggregate("many-to-many", """
+            CREATE TABLE tag (id bigint PRIMARY KEY, name text, article_count bigint NOT NULL DEFAULT 0);
+            INSERT INTO tag (id, name) SELECT g, 't' || g FROM generate_series(1, 1000) g;
+            CREATE TABLE article_tag (id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+                                      article_id bigint NOT NULL REFERENCES blog_article (id),
+                                      tag_id bigint NOT NULL REFERENCES tag (id));
+            CREATE INDEX article_tag_tag ON article_tag (tag_id);
+            """,
+            """
+            CREATE FUNCTION hand_tag() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP IN ('UPDATE', 'DELETE') THEN
+                    UPDATE tag SET article_count = article_count - 1 WHERE id = OLD.tag_id;
+                END IF;
+                IF TG_OP IN ('INSERT', 'UPDATE') THEN
+                    UPDATE tag SET article_count = article_count + 1 WHERE id = NEW.tag_id;
+                END IF;
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER hand_tag AFTER INSERT OR DELETE OR UPDATE OF tag_id ON article_tag
+                FOR EACH ROW EXECUTE FUNCTION hand_tag();
+            """,
+            "UPDATE tag t SET article_count = (SELECT count(*) FROM article_tag x WHERE x.tag_id = t.id)",
+            new CounterDefinition("Tag.articleCount", new TableName("public", "tag"), "id", KeyType.BIGINT,
+                    "article_count", "bigint", new TableName("public", "article_tag"), "tag_id", null, null),
+            "SELECT count(*) FROM tag t WHERE t.article_count <> (SELECT count(*) FROM article_tag x WHERE x.tag_id = t.id)",
+            null, "15. Many-to-many", "Tags keep the number of their articles, through the join table of a"
+                    + " many-to-many (`@CounterCache(source = Article.class, via = \"tags\")` on `Tag`: a count of the"
+                    + " join table's rows per tag, 1,000 tags). *hand-written*: a row trigger that adds one to the tag of"
+                    + " a new link and takes one from the tag of a deleted one, in the writer's transaction.", "",
+            new Rows("article_tag", "INSERT INTO article_tag (article_id, tag_id) SELECT 1 + g % " + ARTICLES
+                    + ", 1 + (g * 7919) % 1000 FROM generate_series(1, 100000) g", "INSERT INTO article_tag (article_id,"
+                    + " tag_id) SELECT v.a, 1 + (v.u + v.n) % 1000 FROM (VALUES (?::bigint, ?::bigint, ?::bigint)) v(u, a, n)"));
 
     static final CounterDefinition ARTICLE_COUNT = new CounterDefinition("Article.comments",
             new TableName("public", "blog_article"), "id", KeyType.BIGINT, "comments", "bigint", Variant.COMMENT,
@@ -740,9 +844,7 @@ final class Scenarios {
                  Connection c = db.connect(); Statement st = c.createStatement()) {
                 BARE.setUp(c, USERS, ARTICLES);
                 st.execute(kind.tables());
-                st.execute("INSERT INTO blog_comment (creator_id, article_id, message, publish_status, likes) SELECT"
-                        + " 1 + g % " + USERS + ", 1 + g % " + ARTICLES + ", 'seed', 'public', (g * 7919) % 100000"
-                        + " FROM generate_series(1, 100000) g");
+                st.execute(kind.rows().seed());
                 if (setup.equals("hand-written")) {
                     st.execute(kind.hand());
                     st.execute(kind.handStart());
@@ -752,12 +854,11 @@ final class Scenarios {
                     st.execute("CALL countercache.run_recounts()");
                 }
                 st.execute("VACUUM ANALYZE");
-                long top = db.queryLong("SELECT max(id) FROM blog_comment");
+                long top = db.queryLong("SELECT max(id) FROM " + kind.rows().table());
                 Clients.Result inserts, deletes;
                 try (var rollup = setup.equals("library") ? new Clients.RollupLoop(db, LIBRARY) : null) {
                     inserts = Clients.run(db, 4, warmup(), seconds(8), Long.MAX_VALUE, null, (cc, r) -> {
-                        try (PreparedStatement ps = cc.prepareStatement("INSERT INTO blog_comment (creator_id,"
-                                + " article_id, message, publish_status, likes) VALUES (?, ?, 'hello', 'public', ?)")) {
+                        try (PreparedStatement ps = cc.prepareStatement(kind.rows().insert())) {
                             ps.setLong(1, 1 + r.nextInt(USERS));
                             ps.setLong(2, 1 + r.nextInt(ARTICLES));
                             ps.setInt(3, r.nextInt(100_000));
@@ -765,7 +866,8 @@ final class Scenarios {
                         }
                     });
                     deletes = Clients.run(db, 4, warmup(), seconds(8), Long.MAX_VALUE, null, (cc, r) -> {
-                        try (PreparedStatement ps = cc.prepareStatement("DELETE FROM blog_comment WHERE id = ?")) {
+                        try (PreparedStatement ps = cc.prepareStatement("DELETE FROM " + kind.rows().table()
+                                + " WHERE id = ?")) {
                             ps.setLong(1, 1 + (long) (r.nextDouble() * top));
                             ps.executeUpdate();
                         }
@@ -784,6 +886,9 @@ final class Scenarios {
         }
         int deltas = quick ? 20_000 : 100_000;
         Map<Integer, double[]> rollup = new LinkedHashMap<>();
+        if (kind.queued() == null) {
+            return new Aggregates(kind, writes, deltas, rollup);
+        }
         try (Server.Db db = server.newDatabase(kind.name() + "_rollup"); Connection c = db.connect();
              Statement st = c.createStatement()) {
             BARE.setUp(c, USERS, ARTICLES);
