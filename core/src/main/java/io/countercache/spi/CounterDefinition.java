@@ -74,6 +74,15 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
             }
         }
 
+        /**
+         * The key of a parent's bucket that starts this many seconds after the epoch (a date's midnight and a
+         * timestamp's wall time read as UTC), as {@code countercache.bucket_key} packs it: the parent in the high 64
+         * bits, the seconds in the low 64.
+         */
+        public static java.util.UUID key(long parent, long epochSecond) {
+            return new java.util.UUID(parent, epochSecond);
+        }
+
         /** Buckets kept forever. */
         public Bucket(String sourceColumn, String period, String zone, String parentColumn, String startColumn) {
             this(sourceColumn, period, zone, parentColumn, startColumn, 0);

@@ -58,6 +58,26 @@ AS $fn$
                 ELSE format(' AND countercache.key_start(%s) >= %L::timestamptz', key, countercache.bucket_cutoff(c)) END
 $fn$;
 
+-- The source rows a batch of a recount reads, as a relation: the source table; for a counter per bucket, its rows whose
+-- parent can have a key in the batch ($1, $2], so that a batch reads the source by the foreign key's index rather
+-- than whole. Keys order by parent as unsigned 64 bits (a negative parent after every other), then by start, so a
+-- batch holds the parents from the first key's to the last key's (0 and -1, the ends of that order, when open):
+-- one range of the foreign key, or two when it wraps past the largest positive parent. The planner sees the batch's
+-- bounds (EXECUTE ... USING plans with them), so the CASE folds to the range.
+CREATE OR REPLACE FUNCTION countercache.batch_source_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN c.bucket_period IS NULL THEN format('%I.%I', c.source_schema, c.source_table)
+                ELSE format($q$(SELECT s.* FROM %1$I.%2$I s
+                                 WHERE CASE WHEN (%4$s >= 0) = (%5$s >= 0) THEN s.%3$I BETWEEN %4$s AND %5$s
+                                            ELSE s.%3$I >= %4$s OR s.%3$I <= %5$s END)$q$,
+                            c.source_schema, c.source_table, c.source_fk,
+                            'coalesce(countercache.key_parent($1::uuid), 0)',
+                            'coalesce(countercache.key_parent($2::uuid), -1)') END
+$fn$;
+
 -- The query of drift_sql (below) for a distinct counter, whose state has two levels, each kept by its own correction:
 --   per value: the count kept in distinct_value plus the value's queued deltas equals the source's count of rows with
 --     that value (vfix: per key k and value v, the difference d, which the recount queues as a value delta);
@@ -145,7 +165,7 @@ AS $fn$
                  FROM r FULL JOIN t ON t.k = r.k FULL JOIN p ON p.k = coalesce(r.k, t.k)
            )$q$,
         CASE WHEN c.aggregate IS NULL
-             THEN countercache.contributions_sql(c, format('%I.%I', c.source_schema, c.source_table), 1)
+             THEN countercache.contributions_sql(c, countercache.batch_source_sql(c), 1)
              ELSE format('SELECT %1$I.%2$I AS k, %1$I.%3$I AS v FROM %4$I.%1$I AS %1$I WHERE %5$s', c.source_table,
                          c.source_fk, c.aggregate_column, c.source_schema, countercache.counts_sql(c)) END,
         countercache.in_batch_sql(c, 'x.k'), c.target_schema, c.target_table, c.target_key,

@@ -12,6 +12,7 @@ import org.hibernate.FlushMode;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
+import org.hibernate.persister.entity.EntityPersister;
 
 import java.math.BigDecimal;
 import java.util.Collection;
@@ -61,9 +62,26 @@ public final class CounterCaches {
         return value;
     }
 
-    /** The exact values of one count or sum for many entities, in one query, as BigDecimals. */
+    /**
+     * The exact values of one count or sum for many entities, in one query, as BigDecimals. For a counter per bucket
+     * the ids are the bucket entity's ({@code @IdClass} or {@code @EmbeddedId} instances), and a bucket whose row the
+     * rollup has yet to make is there too: 0 and what is pending for it.
+     */
     public static <K> Map<K, BigDecimal> exactDecimal(EntityManager em, Class<?> entity, String field, Collection<K> ids) {
-        return read(em, entity, field, (c, counter) -> ExactReads.readDecimal(c, counter, ids));
+        return read(em, entity, field, (c, counter) -> {
+            if (counter.bucket() == null) {
+                return ExactReads.readDecimal(c, counter, ids);
+            }
+            EntityPersister persister = em.unwrap(Session.class).getSessionFactory().unwrap(SessionFactoryImplementor.class)
+                    .getMappingMetamodel().getEntityDescriptor(entity);
+            Map<java.util.UUID, K> byKey = new java.util.LinkedHashMap<>();
+            for (K id : ids) {
+                byKey.put(BucketKeys.of(persister, id), id);
+            }
+            Map<K, BigDecimal> values = new java.util.LinkedHashMap<>();
+            ExactReads.readDecimal(c, counter, byKey.keySet()).forEach((k, v) -> values.put(byKey.get(k), v));
+            return values;
+        });
     }
 
     /**
@@ -94,11 +112,6 @@ public final class CounterCaches {
         String entityName = session.getSessionFactory().unwrap(SessionFactoryImplementor.class).getMappingMetamodel()
                 .getEntityDescriptor(entity).getEntityName();
         CounterDefinition counter = runtime.counter(entityName, field);
-        if (counter.bucket() != null) {
-            throw new CounterCacheException(entity.getSimpleName() + "." + field + " is kept per bucket, whose rows"
-                    + " are named by the key the library packs; read it exactly in SQL with countercache.exact("
-                    + counter.id() + ", NULL, ARRAY[countercache.bucket_key(parent, start)]), or read the rows");
-        }
         FlushMode mode = session.getHibernateFlushMode();
         if (session.isJoinedToTransaction() && (mode == FlushMode.AUTO || mode == FlushMode.ALWAYS)) {
             session.flush();
