@@ -128,8 +128,8 @@ public final class CatalogCheck {
         compare(changes, "strategy", d.strategy().sqlName(), i.strategy());
         compare(changes, "path", d.via() == null ? null : d.via().table() + "." + d.via().fk(), i.via());
         return changes.isEmpty() ? "the installed definition differs (hash " + i.hash() + ", declared "
-                + d.definitionHash() + "): its sum, min, max, distinct, slots or touch changed; apply the changelog"
-                + " generated from this code" : String.join("; ", changes);
+                + d.definitionHash() + "): its sum, min, max, distinct, slots, touch or associations changed; apply the"
+                + " changelog generated from this code" : String.join("; ", changes);
     }
 
     private static void compare(List<String> changes, String what, String declared, String installed) {

@@ -27,7 +27,7 @@ import java.lang.annotation.Target;
  * <p>The field must be {@code long}, {@code int} or their boxes, or {@code BigDecimal} for the sum of a
  * {@code numeric(p,s)} column (kept exactly, to the column's scale); the target's identifier must be a single
  * {@code Long}, {@code Integer} or {@code UUID}; {@code via} must be a many-to-one of the source entity that points at
- * the target entity's identifier, or a path of two ({@code "article.blog"}). Anything else fails when the changelog
+ * the target entity's identifier, a path of two ({@code "article.blog"}), or several many-to-ones that point at it. Anything else fails when the changelog
  * is generated or when Hibernate boots.
  */
 @Documented
@@ -43,8 +43,12 @@ public @interface CounterCache {
      * path of two many-to-ones through a middle entity, {@code "article.blog"}: a comment counts for the blog of its
      * article, and moving an article to another blog moves its comments' counts. The source's many-to-one to the
      * middle entity needs a foreign key constraint (Hibernate creates one unless told not to).
+     *
+     * <p>Several many-to-ones of the source that point at this entity feed one counter, {@code via = {"challenger",
+     * "opponent"}}: a game counts for each of its players, twice for a player on both sides. Such a counter counts or
+     * sums; it has no path, bucket, min, max or distinct.
      */
-    String via() default "";
+    String[] via() default {};
 
     /**
      * Instead of {@link #source()} and {@link #via()}: a collection attribute of this entity whose elements are

@@ -49,6 +49,9 @@ final class BlogSchema {
             CREATE TABLE product (id bigint PRIMARY KEY, shop_id bigint NOT NULL REFERENCES shop, name text);
             CREATE TABLE review (id bigserial PRIMARY KEY, product_id bigint REFERENCES product ON DELETE CASCADE,
                                  stars int, approved boolean NOT NULL);
+            CREATE TABLE player (id bigint PRIMARY KEY, games bigint NOT NULL DEFAULT 0, points bigint NOT NULL DEFAULT 0);
+            CREATE TABLE game (id bigserial PRIMARY KEY, challenger_id bigint REFERENCES player ON DELETE CASCADE,
+                               opponent_id bigint REFERENCES player ON DELETE SET NULL, score integer);
             CREATE INDEX blog_comment_article_likes ON blog_comment (article_id, likes);
             CREATE INDEX shop_line_order_price ON shop_line (order_id, price);
             """;
@@ -131,12 +134,35 @@ final class BlogSchema {
             .withBucket(new TableName("public", "blog_article_week"),
                     new CounterDefinition.Bucket("created_at", "7 days", "UTC", "article_id", "week", 520));
 
+    static final TableName PLAYER = new TableName("public", "player");
+    static final TableName GAME = new TableName("public", "game");
+    /** Fed by two associations: a game counts for its challenger and for its opponent (twice for one who is both). */
+    static final CounterDefinition PLAYER_GAMES = new CounterDefinition("Player.games", PLAYER, "id", KeyType.BIGINT,
+            "games", "bigint", GAME, "challenger_id", null, null).withMoreFks(List.of("opponent_id"));
+    static final CounterDefinition PLAYER_POINTS = new CounterDefinition("Player.points", PLAYER, "id", KeyType.BIGINT,
+            "points", "bigint", GAME, "challenger_id", "score > 0", "score").withMoreFks(List.of("opponent_id"));
+
     static final List<CounterDefinition> ALL = List.of(ARTICLE_COMMENTS, ARTICLE_PUBLIC, USER_PUBLIC, ARTICLE_LIKES,
             ORDER_TOTAL, TAG_USES, SHELF_BOOKS, PRODUCT_APPROVED, PRODUCT_STARS, SHOP_APPROVED, SHOP_STARS, ORDER_VALUE,
             ARTICLE_MOST_LIKES, ORDER_CHEAPEST, ARTICLE_COMMENTERS, ORDER_AMOUNTS);
-    /** Every counter, those per bucket included (which ALL leaves out, so that a comment queues what it always has). */
-    static final List<CounterDefinition> WITH_BUCKETS = java.util.stream.Stream.concat(ALL.stream(),
-            java.util.stream.Stream.of(ARTICLE_DAY_COMMENTS, ARTICLE_HOUR_LIKES)).toList();
+    /**
+     * Every counter: those per bucket and those fed by two associations included (which ALL leaves out, so that a
+     * comment queues what it always has).
+     */
+    static final List<CounterDefinition> EVERY = java.util.stream.Stream.concat(ALL.stream(),
+            java.util.stream.Stream.of(ARTICLE_DAY_COMMENTS, ARTICLE_HOUR_LIKES, PLAYER_GAMES, PLAYER_POINTS)).toList();
+
+    /** The counters fed by two associations beside their recount, as in {@link #MISMATCHES}. */
+    static final String PLAYER_MISMATCHES = """
+            SELECT x.what, p.id::text, x.stored, x.n
+              FROM player p,
+                   LATERAL (SELECT count(*) AS games, coalesce(sum(g.score) FILTER (WHERE g.score > 0), 0) AS points
+                              FROM game g, LATERAL (VALUES (g.challenger_id), (g.opponent_id)) AS f(player_id)
+                             WHERE f.player_id = p.id) r,
+                   LATERAL (VALUES ('player games', p.games, r.games), ('player points', p.points, r.points)) AS x(what, stored, n)
+             WHERE x.stored <> x.n
+               AND EXISTS (SELECT FROM countercache.counter k WHERE k.target_table = 'player')
+            """;
 
     /**
      * Every counter's value beside its recount, one row per target whose values differ; and an article whose public
@@ -242,7 +268,8 @@ final class BlogSchema {
               FULL JOIN blog_article_hour h ON h.article_id = x.article_id AND h.hour = x.hour
              WHERE coalesce(h.likes, 0) <> coalesce(x.n, 0)
                AND EXISTS (SELECT FROM countercache.counter k WHERE k.target_table = 'blog_article_hour')
-            """;
+            UNION ALL
+            """ + PLAYER_MISMATCHES;
 
     private BlogSchema() {
     }

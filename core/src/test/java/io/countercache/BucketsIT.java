@@ -33,7 +33,7 @@ class BucketsIT {
 
     private void install(Strategy strategy) throws Exception {
         db = TestPostgres.newDatabase(BucketsIT.class);
-        BlogSchema.create(db, strategy, BlogSchema.WITH_BUCKETS);
+        BlogSchema.create(db, strategy, BlogSchema.EVERY);
         db.execute("INSERT INTO blog_user (id) VALUES (1); INSERT INTO blog_article (id) VALUES (1), (2);");
     }
 
@@ -93,7 +93,7 @@ class BucketsIT {
                 + " SELECT 1, 1 + g % 2, 'public', '2026-11-01Z'::timestamptz + g * interval '5 hours'"
                 + " FROM generate_series(1, 200) g");
         // installed over rows that exist: the install's recount queues each bucket's count, the rollup makes its row
-        BlogSchema.install(db, BlogSchema.WITH_BUCKETS);
+        BlogSchema.install(db, BlogSchema.EVERY);
         db.execute("CALL countercache.run_recounts()");
         assertExact();
         assertThat(db.queryLong("SELECT count(*) FROM blog_article_day")).isEqualTo(db.queryLong(BUCKETS_COUNTED));

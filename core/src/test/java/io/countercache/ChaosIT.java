@@ -67,9 +67,10 @@ class ChaosIT {
     @EnumSource(value = Strategy.class, names = {"QUEUE", "UNLOGGED", "DIRECT", "SLOTTED"})
     void everythingAtOnceEndsExactAndNoRollupEverWaits(Strategy strategy) throws Exception {
         TestDatabase db = TestPostgres.newDatabase(ChaosIT.class);
-        BlogSchema.create(db, strategy, BlogSchema.WITH_BUCKETS);
+        BlogSchema.create(db, strategy, BlogSchema.EVERY);
         db.execute("INSERT INTO blog_user (id) SELECT g FROM generate_series(1, " + USERS + ") g;"
                 + "INSERT INTO blog_article (id) SELECT g FROM generate_series(1, " + ARTICLES + ") g;"
+                + "INSERT INTO player (id) SELECT g FROM generate_series(1, " + USERS + ") g;"
                 + "INSERT INTO shop VALUES (1, 's'), (2, 't');"
                 + "INSERT INTO product (id, shop_id) SELECT g, 1 + g % 2 FROM generate_series(1, " + 2 * PRODUCTS + ") g;"
                 + "INSERT INTO shelf SELECT g FROM generate_series(1, 4) g;"
@@ -187,7 +188,8 @@ class ChaosIT {
         for (int i = 0, n = 1 + r.nextInt(3); i < n; i++) {
             String order = "'00000000-0000-0000-0000-00000000000" + (1 + r.nextInt(3)) + "'";
             int shop = 1 + r.nextInt(2);
-            st.execute(switch (r.nextInt(13)) {
+            int challenger = 1 + r.nextInt(USERS), opponent = 1 + r.nextInt(USERS);
+            st.execute(switch (r.nextInt(16)) {
                 // times over three days, so that the counters per day and per hour fill several buckets
                 case 0, 1 -> "INSERT INTO blog_comment (creator_id, article_id, publish_status, likes, created_at) VALUES ("
                         + user + ", " + article + ", " + status + ", " + r.nextInt(5) + ", now() - interval '"
@@ -218,6 +220,19 @@ class ChaosIT {
                 case 11 -> r.nextBoolean() ? "UPDATE shop_line SET price = price + 0.01, amount = (amount + 1) % 4, order_id = " + order
                         + " WHERE id IN (SELECT id FROM shop_line ORDER BY random() LIMIT 2)"
                         : "DELETE FROM shop_line WHERE id IN (SELECT id FROM shop_line ORDER BY random() LIMIT 2)";
+                // games count for both players, NULL and the same player on both sides included
+                case 12 -> "INSERT INTO game (challenger_id, opponent_id, score) VALUES (" + challenger + ", "
+                        + (r.nextInt(8) == 0 ? "NULL" : r.nextInt(8) == 0 ? challenger : opponent) + ", "
+                        + (r.nextInt(6) - 1) + ")";
+                case 13 -> r.nextBoolean()
+                        ? "UPDATE game SET challenger_id = opponent_id, opponent_id = challenger_id, score = score + 1"
+                        + " WHERE id IN (SELECT id FROM game ORDER BY random() LIMIT 3)"
+                        : "UPDATE game SET opponent_id = " + opponent + " WHERE id IN (SELECT id FROM game"
+                        + " WHERE challenger_id = " + challenger + " LIMIT 2)";
+                case 14 -> r.nextBoolean()
+                        ? "INSERT INTO game (challenger_id, opponent_id, score) SELECT 1 + g % " + USERS + ", 1 + (g * 7) % "
+                        + USERS + ", g % 5 FROM generate_series(1, 12) g"
+                        : "DELETE FROM game WHERE id IN (SELECT id FROM game ORDER BY random() LIMIT 3)";
                 default -> "DELETE FROM book WHERE id IN (SELECT id FROM book ORDER BY random() LIMIT 2)";
             });
         }
@@ -251,7 +266,7 @@ class ChaosIT {
     }
 
     private void recount(Statement st, SplittableRandom r) throws SQLException {
-        CounterDefinition c = BlogSchema.WITH_BUCKETS.get(r.nextInt(BlogSchema.WITH_BUCKETS.size()));
+        CounterDefinition c = BlogSchema.EVERY.get(r.nextInt(BlogSchema.EVERY.size()));
         if (r.nextBoolean()) {
             st.execute("SELECT countercache.recount(" + c.id() + ")");
         } else {
@@ -271,11 +286,15 @@ class ChaosIT {
 
     private void deleteAndInsertTarget(Statement st, SplittableRandom r) throws SQLException {
         int id = 1 + r.nextInt(ARTICLES);
-        String table = switch (r.nextInt(3)) {
+        String table = switch (r.nextInt(4)) {
             case 0 -> "blog_article";
             case 1 -> "shelf";
+            case 2 -> "player";     // its games as challenger go (cascade), as opponent lose it (set null)
             default -> "product";   // a target, and the middle row of a path: its reviews go with it (cascade)
         };
+        if (table.equals("player")) {
+            id = 1 + r.nextInt(USERS);
+        }
         if (table.equals("product")) {   // its new shop first, as in the move above, so as not to deadlock on it
             id = PRODUCTS + 1 + r.nextInt(PRODUCTS);
             st.execute("SELECT FROM shop WHERE id = " + (1 + id % 2) + " FOR KEY SHARE");
@@ -290,8 +309,9 @@ class ChaosIT {
     }
 
     private void truncate(Statement st, SplittableRandom r) throws SQLException {
-        // the source of a count without a foreign key, of a path, and of a sum, a min and a distinct count
-        st.execute("TRUNCATE " + List.of("book", "review", "shop_line").get(r.nextInt(3)));
+        // the source of a count without a foreign key, of a path, of a sum, a min and a distinct count, and of counts
+        // fed by two associations
+        st.execute("TRUNCATE " + List.of("book", "review", "shop_line", "game").get(r.nextInt(4)));
         count("truncate");
     }
 }

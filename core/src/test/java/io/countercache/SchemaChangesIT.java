@@ -177,7 +177,8 @@ class SchemaChangesIT {
                             "Article.totalLikes: the installed definition differs (hash "
                                     + ARTICLE_LIKES.definitionHash() + ", declared "
                                     + ARTICLE_LIKES.withTouch("updated_at").definitionHash() + "): its sum, min, max,"
-                                    + " distinct, slots or touch changed; apply the changelog generated from this code");
+                                    + " distinct, slots, touch or associations changed; apply the changelog generated"
+                                    + " from this code");
         }
     }
 

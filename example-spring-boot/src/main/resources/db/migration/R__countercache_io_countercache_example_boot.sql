@@ -78,7 +78,7 @@ BEGIN
 END
 $fn$;
 
-SELECT countercache.begin_upgrades(8);
+SELECT countercache.begin_upgrades(9);
 SELECT countercache.upgrade(1, $upgrade$
 -- Version 1: the tables of countercache 0.1 (the catalog, the queues, slots, parked deltas, recount jobs, limits).
 -- Runs once, on a database without them. An installation made before schema versions existed is taken to be at
@@ -324,6 +324,13 @@ ALTER TABLE countercache.counter ADD CONSTRAINT counter_bucket
            OPERATOR(pg_catalog.=) ANY (ARRAY[0, 5]));
 ALTER TABLE countercache.counter ADD COLUMN bucket_retention integer
     CHECK (bucket_retention IS NULL OR (bucket_retention OPERATOR(pg_catalog.>) 0 AND bucket_period IS NOT NULL));
+$upgrade$);
+SELECT countercache.upgrade(9, $upgrade$
+-- Version 9: a counter may be fed by several foreign keys of its source (@CounterCache(via = {"challenger",
+-- "opponent"})): source_fk is the first, more_fks the others (NULL for a counter of one, as every counter installed
+-- before). A source row counts once for each of them that points at a target (see feeds, in capture.sql).
+ALTER TABLE countercache.counter ADD COLUMN more_fks name[]
+    CHECK (more_fks IS NULL OR pg_catalog.cardinality(more_fks) OPERATOR(pg_catalog.>) 0);
 $upgrade$);
 
 -- The catalog: a counter's definition, checked and recorded (define_counter), and forgotten (forget, prune,
@@ -950,6 +957,31 @@ $fn$;
 -- recount (every row of the source, drift_sql) all read it, so stored + pending = recount cannot be broken by two
 -- texts that disagree.
 
+-- A counter fed by several foreign keys of its source (via = {"challenger", "opponent"}: a game counts for both of
+-- its players) is the sum of its feeds: one copy of it per foreign key, with that key as source_fk, all under its
+-- id. A row counts once for each foreign key that points at a target (twice for a player who plays both sides). Every
+-- piece of the formula below reads one foreign key; contributions_sql and single_sql read a counter's feeds.
+CREATE OR REPLACE FUNCTION countercache.feeds(cs countercache.counter[])
+RETURNS countercache.counter[]
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    c countercache.counter;
+    fk name;
+    fed countercache.counter[] := '{}';
+BEGIN
+    FOREACH c IN ARRAY cs LOOP
+        FOREACH fk IN ARRAY c.source_fk || coalesce(c.more_fks, '{}') LOOP
+            c.source_fk := fk;
+            c.more_fks := NULL;
+            fed := fed || c;
+        END LOOP;
+    END LOOP;
+    RETURN fed;
+END
+$fn$;
+
 -- An amount as the queue holds it: a bigint, in units of 10^-scale for a numeric sum (cents for numeric(p,2)).
 CREATE OR REPLACE FUNCTION countercache.units_sql(c countercache.counter, value text)
 RETURNS text
@@ -1049,7 +1081,8 @@ $fn$;
 
 -- The contributions of a relation: a query of (k, v, d), one row per row of rows (a transition table, the source
 -- table, a subquery of it) that counts for counter c, with k the target key it counts for, v its value (value_sql)
--- and d what it adds, times sign.
+-- and d what it adds, times sign; for a counter of several foreign keys, one row per foreign key that counts (the
+-- union of its feeds').
 -- With a path, k is the key its middle row points at now (a join, which a statement of many rows reads once), or the
 -- expression target when the caller knows it (a middle table's trigger, for the rows under OLD or NEW).
 CREATE OR REPLACE FUNCTION countercache.contributions_sql(c countercache.counter, rows text, sign integer,
@@ -1058,18 +1091,21 @@ RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format('SELECT %s %s AS k, s.v, s.d FROM (', countercache.named_sql(c),
+    SELECT string_agg(
+           format('SELECT %s %s AS k, s.v, s.d FROM (', countercache.named_sql(f),
                   CASE WHEN target IS NOT NULL THEN target
-                       WHEN c.via_table IS NULL THEN 's.f'
-                       ELSE format('v.%I', c.via_fk) END)
-        || format('SELECT %2$s AS f, %6$s AS v, %3$s AS d FROM %4$s AS %1$I WHERE %5$s', c.source_table,
-                  countercache.key_sql(c), countercache.amount_sql(c, sign), rows, countercache.counts_sql(c),
-                  countercache.value_sql(c))
+                       WHEN f.via_table IS NULL THEN 's.f'
+                       ELSE format('v.%I', f.via_fk) END)
+        || format('SELECT %2$s AS f, %6$s AS v, %3$s AS d FROM %4$s AS %1$I WHERE %5$s', f.source_table,
+                  countercache.key_sql(f), countercache.amount_sql(f, sign), rows, countercache.counts_sql(f),
+                  countercache.value_sql(f))
         || ') s'
         || CASE WHEN target IS NOT NULL THEN format(' WHERE %s IS NOT NULL', target)
-                WHEN c.via_table IS NULL THEN ''
-                ELSE format(' JOIN %I.%I v ON v.%I = s.f WHERE v.%I IS NOT NULL', c.via_schema, c.via_table,
-                            c.via_key, c.via_fk) END
+                WHEN f.via_table IS NULL THEN ''
+                ELSE format(' JOIN %I.%I v ON v.%I = s.f WHERE v.%I IS NOT NULL', f.via_schema, f.via_table,
+                            f.via_key, f.via_fk) END,
+           E'\n            UNION ALL\n            ')
+      FROM unnest(countercache.feeds(ARRAY[c])) f
 $fn$;
 
 -- The same formula for a statement that wrote one row: counter c's key, value and amount for the one row of rows
@@ -1088,14 +1124,16 @@ AS $fn$
                   i, countercache.amount_sql(c, sign), countercache.value_sql(c))
 $fn$;
 
--- What counter c reads of a source row (aliased as the source table): the key it points at, its condition, its summed,
--- min/max or distinct column, its bucket's time. Two versions of a row with the same signature contribute the same to c.
+-- What counter c reads of a source row (aliased as the source table): the keys it points at, its condition, its
+-- summed, min/max or distinct column, its bucket's time. Two versions of a row with the same signature contribute the
+-- same to c.
 CREATE OR REPLACE FUNCTION countercache.signature_sql(c countercache.counter)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format('%1$I.%2$I, (%3$s)', c.source_table, c.source_fk, coalesce(c.condition, 'true'))
+        || coalesce((SELECT string_agg(format(', %I.%I', c.source_table, fk), '') FROM unnest(c.more_fks) fk), '')
         || CASE WHEN coalesce(c.sum_column, c.aggregate_column, c.distinct_column) IS NULL THEN ''
                 ELSE format(', %I.%I', c.source_table, coalesce(c.sum_column, c.aggregate_column, c.distinct_column)) END
         || CASE WHEN c.bucket_source IS NULL THEN '' ELSE format(', %I.%I', c.source_table, c.bucket_source) END
@@ -1171,15 +1209,15 @@ AS $fn$
       FROM generate_subscripts(cs, 1) i
 $fn$;
 
--- The deltas of a statement: of one row inserted or deleted (single_sql) or folded (fold_sql). A sum of a bigint
--- column (see sums_bigint) goes in parts of at most 2^62 each when it does not fit one delta.
+-- The deltas of a statement: of one row written (single_sql, over each counter's feeds) or folded (fold_sql). A sum
+-- of a bigint column (see sums_bigint) goes in parts of at most 2^62 each when it does not fit one delta.
 CREATE OR REPLACE FUNCTION countercache.deltas_sql(cs countercache.counter[], added text, removed text, single boolean)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT CASE WHEN bool_or(countercache.sums_bigint(c)) THEN 'SELECT p.c, p.k, p.v, q.d FROM (' ELSE '' END
-        || CASE WHEN single THEN countercache.single_sql(cs, added, removed)
+        || CASE WHEN single THEN countercache.single_sql(countercache.feeds(cs), added, removed)
                 ELSE countercache.fold_sql(cs, added, removed) END
         || CASE WHEN bool_or(countercache.sums_bigint(c))
                 THEN E') p,\n            LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d'
@@ -2107,6 +2145,20 @@ BEGIN
     RETURN QUERY SELECT d || ': ' || x.p, 'give the foreign key column the type of the key it points at'
       FROM (SELECT countercache.type_problem('foreign key column', source_schema, source_table, source_fk, fk_type,
                                              'the key it points at is') AS p) x WHERE has_source AND x.p IS NOT NULL;
+    IF c.more_fks IS NOT NULL THEN   -- several foreign keys feed the counter (see feeds)
+        IF via_table IS NOT NULL OR c.aggregate IS NOT NULL OR c.distinct_column IS NOT NULL
+           OR c.bucket_period IS NOT NULL THEN
+            RETURN QUERY SELECT d || ': ' || format('the foreign keys %s feed one counter, which can only count or sum'
+                                                    ' the rows of its source', array_to_string(source_fk || c.more_fks, ', ')),
+                'count along a path, per bucket, a min, a max or distinct values through one foreign key';
+        END IF;
+        RETURN QUERY SELECT d || ': ' || format('foreign key %I is named more than once', x.fk), 'name each foreign key once'
+          FROM unnest(source_fk || c.more_fks) x(fk) GROUP BY x.fk HAVING count(*) > 1;
+        RETURN QUERY SELECT d || ': ' || x.p, 'give the foreign key column the type of the key it points at'
+          FROM unnest(c.more_fks) fk, LATERAL (SELECT countercache.type_problem('foreign key column', source_schema,
+                                               source_table, fk, fk_type, 'the key it points at is') AS p) x
+         WHERE has_source AND x.p IS NOT NULL;
+    END IF;
     IF NOT has_via THEN
         RETURN QUERY SELECT d || ': ' || format('middle table %I.%I does not exist', via_schema, via_table), missing_fix;
     ELSIF via_table IS NOT NULL THEN
@@ -3619,7 +3671,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '3e8503988b5014ee' $fn$;
+AS $fn$ SELECT '0d448e9c2730e0fa' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -3665,6 +3717,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "bucket_parent": null,
             "bucket_column": null,
             "bucket_retention": null,
+            "more_fks": null,
             "definition_hash": "b58fa54e25e7d1b250528a49"
         }')
     UNION ALL
@@ -3701,6 +3754,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "bucket_parent": null,
             "bucket_column": null,
             "bucket_retention": null,
+            "more_fks": null,
             "definition_hash": "2055b04c73844508f4a7e2be"
         }')
   ) p;
@@ -3744,6 +3798,7 @@ SELECT countercache.define_counter('{
     "bucket_parent": null,
     "bucket_column": null,
     "bucket_retention": null,
+    "more_fks": null,
     "definition_hash": "b58fa54e25e7d1b250528a49"
 }');
 
@@ -3780,6 +3835,7 @@ SELECT countercache.define_counter('{
     "bucket_parent": null,
     "bucket_column": null,
     "bucket_retention": null,
+    "more_fks": null,
     "definition_hash": "2055b04c73844508f4a7e2be"
 }');
 

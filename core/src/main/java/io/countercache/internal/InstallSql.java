@@ -50,7 +50,7 @@ public final class InstallSql {
     /** The schema's upgrades, in order: script n takes the tables from version n - 1 to version n. */
     static final List<String> UPGRADES = List.of("001-tables", "002-generated-triggers", "003-capture-by-size",
             "004-extremes", "005-distinct", "006-single-row-updates",
-            "007-touch", "008-buckets");
+            "007-touch", "008-buckets", "009-feeds");
     /** The subsystems' functions, in the order they are created: each file is one subsystem (grants.sql comes last). */
     static final List<String> SUBSYSTEMS =
             List.of("catalog", "buckets", "capture", "triggers", "recount", "checks", "rollup", "upkeep", "limits", "api");
@@ -272,9 +272,17 @@ public final class InstallSql {
      */
     static String definition(CounterDefinition c) {
         String json = c.catalogRow().entrySet().stream()
-                .map(e -> "    " + json(e.getKey()) + ": " + (e.getValue() instanceof String v ? json(v) : String.valueOf(e.getValue())))
+                .map(e -> "    " + json(e.getKey()) + ": " + json(e.getValue()))
                 .collect(Collectors.joining(",\n", "{\n", "\n}"));
         return "'" + json.replace("'", "''") + "'";
+    }
+
+    /** A catalog value as JSON: a string, a list of strings (an array), or a number, a boolean or null as written. */
+    private static String json(Object value) {
+        if (value instanceof List<?> list) {
+            return list.stream().map(InstallSql::json).collect(Collectors.joining(", ", "[", "]"));
+        }
+        return value instanceof String v ? json(v) : String.valueOf(value);
     }
 
     /** A JSON string. */

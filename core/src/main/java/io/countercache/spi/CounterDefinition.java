@@ -8,6 +8,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Matcher;
@@ -44,11 +45,14 @@ import java.util.zip.CRC32;
  * @param bucket      for a counter kept per parent and period in rows of their own, how the rows are keyed; the
  *                    target is then the bucket table, {@code targetKey} the key column the library adds to it
  *                    ({@link Bucket#KEY_COLUMN}) and {@code keyType} {@link KeyType#UUID}; {@code null} otherwise
+ * @param moreFks     further source columns that point at the target key like {@code sourceFk}, each feeding the
+ *                    counter: a row counts once for each of them (a game for both its players); empty for most
  */
 public record CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType,
                                 String column, String columnType, TableName source, String sourceFk,
                                 String condition, String sumColumn, Strategy strategy, int slots, Via via,
-                                Extreme extreme, String distinctColumn, String touchColumn, Bucket bucket) {
+                                Extreme extreme, String distinctColumn, String touchColumn, Bucket bucket,
+                                List<String> moreFks) {
 
     /**
      * How a counter per bucket keys its rows: a source row counts for the row of its parent ({@code sourceFk}, held
@@ -107,6 +111,15 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
 
     private static final Pattern NUMERIC = Pattern.compile("numeric\\((\\d{1,4}),(\\d{1,4})\\)");
 
+    /** A counter fed by one foreign key. */
+    public CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType, String column,
+                             String columnType, TableName source, String sourceFk, String condition, String sumColumn,
+                             Strategy strategy, int slots, Via via, Extreme extreme, String distinctColumn,
+                             String touchColumn, Bucket bucket) {
+        this(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk, condition, sumColumn,
+                strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, List.of());
+    }
+
     /** A counter of a row that exists already (no bucket). */
     public CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType, String column,
                              String columnType, TableName source, String sourceFk, String condition, String sumColumn,
@@ -164,6 +177,12 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         Objects.requireNonNull(columnType, "columnType");
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(sourceFk, "sourceFk");
+        moreFks = moreFks == null ? List.of() : List.copyOf(moreFks);
+        if (!moreFks.isEmpty() && (via != null || extreme != null || distinctColumn != null || bucket != null)) {
+            throw new CounterCacheException("@CounterCache on " + declaredBy + ": several associations can feed a count"
+                    + " or a sum of the source's own rows only; count along a path, per bucket, a min, a max or"
+                    + " distinct values through one association");
+        }
         if (condition != null && condition.isBlank()) {
             condition = null;
         }
@@ -235,13 +254,22 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
     /** This counter with another strategy (and slot count, for {@link Strategy#SLOTTED}). */
     public CounterDefinition withStrategy(Strategy strategy, int slots) {
         return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
-                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket);
+                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, moreFks);
+    }
+
+    /**
+     * This counter fed by more foreign keys of its source besides {@link #sourceFk()}: a source row counts once for
+     * each of them that points at a target ({@code via = {"challenger", "opponent"}}).
+     */
+    public CounterDefinition withMoreFks(List<String> moreFks) {
+        return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
+                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, moreFks);
     }
 
     /** This counter, touching a timestamp column of its target whenever it changes (or nothing, for null). */
     public CounterDefinition withTouch(String touchColumn) {
         return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
-                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket);
+                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, moreFks);
     }
 
     /**
@@ -250,7 +278,8 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
      */
     public CounterDefinition withBucket(TableName table, Bucket bucket) {
         return new CounterDefinition(declaredBy, table, Bucket.KEY_COLUMN, KeyType.UUID, column, columnType, source,
-                sourceFk, condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket);
+                sourceFk, condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket,
+                moreFks);
     }
 
     /**
@@ -292,6 +321,7 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         row.put("bucket_parent", bucket == null ? null : bucket.parentColumn());
         row.put("bucket_column", bucket == null ? null : bucket.startColumn());
         row.put("bucket_retention", bucket == null || bucket.retention() == 0 ? null : bucket.retention());
+        row.put("more_fks", moreFks.isEmpty() ? null : moreFks);
         row.put("definition_hash", definitionHash());
         return row;
     }
@@ -339,6 +369,9 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
             canonical += "\u0001bucket\u0001" + bucket.sourceColumn() + "\u0001" + bucket.period() + "\u0001"
                     + bucket.zone() + "\u0001" + bucket.parentColumn() + "\u0001" + bucket.startColumn()
                     + (bucket.retention() == 0 ? "" : "\u0001" + bucket.retention());
+        }
+        if (!moreFks.isEmpty()) {
+            canonical += "\u0001more_fks\u0001" + String.join("\u0001", moreFks);
         }
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));

@@ -6,6 +6,31 @@
 -- recount (every row of the source, drift_sql) all read it, so stored + pending = recount cannot be broken by two
 -- texts that disagree.
 
+-- A counter fed by several foreign keys of its source (via = {"challenger", "opponent"}: a game counts for both of
+-- its players) is the sum of its feeds: one copy of it per foreign key, with that key as source_fk, all under its
+-- id. A row counts once for each foreign key that points at a target (twice for a player who plays both sides). Every
+-- piece of the formula below reads one foreign key; contributions_sql and single_sql read a counter's feeds.
+CREATE OR REPLACE FUNCTION countercache.feeds(cs countercache.counter[])
+RETURNS countercache.counter[]
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    c countercache.counter;
+    fk name;
+    fed countercache.counter[] := '{}';
+BEGIN
+    FOREACH c IN ARRAY cs LOOP
+        FOREACH fk IN ARRAY c.source_fk || coalesce(c.more_fks, '{}') LOOP
+            c.source_fk := fk;
+            c.more_fks := NULL;
+            fed := fed || c;
+        END LOOP;
+    END LOOP;
+    RETURN fed;
+END
+$fn$;
+
 -- An amount as the queue holds it: a bigint, in units of 10^-scale for a numeric sum (cents for numeric(p,2)).
 CREATE OR REPLACE FUNCTION countercache.units_sql(c countercache.counter, value text)
 RETURNS text
@@ -105,7 +130,8 @@ $fn$;
 
 -- The contributions of a relation: a query of (k, v, d), one row per row of rows (a transition table, the source
 -- table, a subquery of it) that counts for counter c, with k the target key it counts for, v its value (value_sql)
--- and d what it adds, times sign.
+-- and d what it adds, times sign; for a counter of several foreign keys, one row per foreign key that counts (the
+-- union of its feeds').
 -- With a path, k is the key its middle row points at now (a join, which a statement of many rows reads once), or the
 -- expression target when the caller knows it (a middle table's trigger, for the rows under OLD or NEW).
 CREATE OR REPLACE FUNCTION countercache.contributions_sql(c countercache.counter, rows text, sign integer,
@@ -114,18 +140,21 @@ RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format('SELECT %s %s AS k, s.v, s.d FROM (', countercache.named_sql(c),
+    SELECT string_agg(
+           format('SELECT %s %s AS k, s.v, s.d FROM (', countercache.named_sql(f),
                   CASE WHEN target IS NOT NULL THEN target
-                       WHEN c.via_table IS NULL THEN 's.f'
-                       ELSE format('v.%I', c.via_fk) END)
-        || format('SELECT %2$s AS f, %6$s AS v, %3$s AS d FROM %4$s AS %1$I WHERE %5$s', c.source_table,
-                  countercache.key_sql(c), countercache.amount_sql(c, sign), rows, countercache.counts_sql(c),
-                  countercache.value_sql(c))
+                       WHEN f.via_table IS NULL THEN 's.f'
+                       ELSE format('v.%I', f.via_fk) END)
+        || format('SELECT %2$s AS f, %6$s AS v, %3$s AS d FROM %4$s AS %1$I WHERE %5$s', f.source_table,
+                  countercache.key_sql(f), countercache.amount_sql(f, sign), rows, countercache.counts_sql(f),
+                  countercache.value_sql(f))
         || ') s'
         || CASE WHEN target IS NOT NULL THEN format(' WHERE %s IS NOT NULL', target)
-                WHEN c.via_table IS NULL THEN ''
-                ELSE format(' JOIN %I.%I v ON v.%I = s.f WHERE v.%I IS NOT NULL', c.via_schema, c.via_table,
-                            c.via_key, c.via_fk) END
+                WHEN f.via_table IS NULL THEN ''
+                ELSE format(' JOIN %I.%I v ON v.%I = s.f WHERE v.%I IS NOT NULL', f.via_schema, f.via_table,
+                            f.via_key, f.via_fk) END,
+           E'\n            UNION ALL\n            ')
+      FROM unnest(countercache.feeds(ARRAY[c])) f
 $fn$;
 
 -- The same formula for a statement that wrote one row: counter c's key, value and amount for the one row of rows
@@ -144,14 +173,16 @@ AS $fn$
                   i, countercache.amount_sql(c, sign), countercache.value_sql(c))
 $fn$;
 
--- What counter c reads of a source row (aliased as the source table): the key it points at, its condition, its summed,
--- min/max or distinct column, its bucket's time. Two versions of a row with the same signature contribute the same to c.
+-- What counter c reads of a source row (aliased as the source table): the keys it points at, its condition, its
+-- summed, min/max or distinct column, its bucket's time. Two versions of a row with the same signature contribute the
+-- same to c.
 CREATE OR REPLACE FUNCTION countercache.signature_sql(c countercache.counter)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format('%1$I.%2$I, (%3$s)', c.source_table, c.source_fk, coalesce(c.condition, 'true'))
+        || coalesce((SELECT string_agg(format(', %I.%I', c.source_table, fk), '') FROM unnest(c.more_fks) fk), '')
         || CASE WHEN coalesce(c.sum_column, c.aggregate_column, c.distinct_column) IS NULL THEN ''
                 ELSE format(', %I.%I', c.source_table, coalesce(c.sum_column, c.aggregate_column, c.distinct_column)) END
         || CASE WHEN c.bucket_source IS NULL THEN '' ELSE format(', %I.%I', c.source_table, c.bucket_source) END
@@ -227,15 +258,15 @@ AS $fn$
       FROM generate_subscripts(cs, 1) i
 $fn$;
 
--- The deltas of a statement: of one row inserted or deleted (single_sql) or folded (fold_sql). A sum of a bigint
--- column (see sums_bigint) goes in parts of at most 2^62 each when it does not fit one delta.
+-- The deltas of a statement: of one row written (single_sql, over each counter's feeds) or folded (fold_sql). A sum
+-- of a bigint column (see sums_bigint) goes in parts of at most 2^62 each when it does not fit one delta.
 CREATE OR REPLACE FUNCTION countercache.deltas_sql(cs countercache.counter[], added text, removed text, single boolean)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT CASE WHEN bool_or(countercache.sums_bigint(c)) THEN 'SELECT p.c, p.k, p.v, q.d FROM (' ELSE '' END
-        || CASE WHEN single THEN countercache.single_sql(cs, added, removed)
+        || CASE WHEN single THEN countercache.single_sql(countercache.feeds(cs), added, removed)
                 ELSE countercache.fold_sql(cs, added, removed) END
         || CASE WHEN bool_or(countercache.sums_bigint(c))
                 THEN E') p,\n            LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d'

@@ -157,6 +157,19 @@ class CounterModelTest {
     }
 
     @Test
+    void aCounterFedBySeveralAssociationsThatCannotWorkSaysWhyAndWhatToDo() {
+        assertThatThrownBy(() -> EntityModel.counters(List.of(Team.class, Fixture.class), Map.of()))
+                .hasMessageContaining("4 @CounterCache problems")
+                .hasMessageContaining("@CounterCache on Team.twice: via = {\"home\", \"home\"} names the column home_id"
+                        + " twice; name each association once")
+                .hasMessageContaining("@CounterCache on Team.mostGoals: via = {\"home\", \"away\"}: several associations"
+                        + " feed a count or a sum of the source's rows; count a max through one association")
+                .hasMessageContaining("@CounterCache on Team.perDay: a counter per bucket counts through one association")
+                .hasMessageContaining("@CounterCache on Team.refereed: via = \"referee\" is not a many-to-one of Fixture"
+                        + " pointing to Team");
+    }
+
+    @Test
     void aViaThatIsNotAManyToOneToTheTargetListsTheOnesThatAre() {
         assertThatThrownBy(() -> EntityModel.counters(List.of(Shelf.class, Book.class), Map.of()))
                 .hasMessage("@CounterCache on Shelf.books: via = \"shelff\" is not a many-to-one of Book pointing to"

@@ -33,6 +33,7 @@ import org.hibernate.mapping.Value;
 import java.lang.reflect.Field;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
@@ -226,7 +227,7 @@ public final class CounterModel {
             return new Declared(collectionCounter(metadata, target, who, cc, counter, columnType, keyType, strategy),
                     target, counter);
         }
-        if (cc.source() == void.class || cc.via().isBlank()) {
+        if (cc.source() == void.class || via(cc).isBlank()) {
             throw fail(who, "name what is counted: source and via (source = Comment.class, via = \"article\"), or a"
                     + " collection of " + simpleName(target) + " (collection = \"comments\")");
         }
@@ -235,7 +236,11 @@ public final class CounterModel {
             throw fail(who, "source = " + cc.source().getSimpleName() + ".class is not an entity of this persistence"
                     + " unit; annotate it with @Entity and list it with the others");
         }
-        org.hibernate.mapping.Collection links = manyToMany(source, cc.via(), target);
+        if (cc.via().length > 1) {
+            return new Declared(fedCounter(metadata, target, who, cc, source, counter, columnType, keyType, strategy,
+                    kind), target, counter);
+        }
+        org.hibernate.mapping.Collection links = manyToMany(source, via(cc), target);
         if (links != null) {
             return new Declared(linkCounter(metadata, target, who, cc, source, links, counter, columnType, keyType,
                     strategy), target, counter);
@@ -246,31 +251,31 @@ public final class CounterModel {
                 : new CounterDefinition.Extreme(extreme, extremeColumn(who, source, extreme,
                         (extreme.equals("min") ? cc.min() : cc.max()).trim(), field));
         String distinct = cc.distinct().isBlank() ? null : distinctColumn(who, source, cc.distinct().trim());
-        String[] path = cc.via().split("\\.", -1);
+        String[] path = via(cc).split("\\.", -1);
         if (extreme != null && path.length > 1) {
             throw fail(who, "a " + extreme + " along a path is not supported; keep it on " + path[0]
                     + "'s entity, straight from the source (via = \"" + path[path.length - 1] + "\" there)");
         }
         if (path.length > 2) {
-            throw fail(who, "via = \"" + cc.via() + "\" has " + path.length + " steps; a path may have two"
+            throw fail(who, "via = \"" + via(cc) + "\" has " + path.length + " steps; a path may have two"
                     + " (\"article.blog\"): count along a longer one from a middle entity's own counter");
         }
         Column fk;
         Via via = null;
         if (path.length == 1) {
-            fk = viaColumn(who, cc.via(), source, path[0], target);
+            fk = viaColumn(who, via(cc), source, path[0], target);
         } else {
-            ManyToOne first = manyToOne(who, cc.via(), source, path[0], null);
+            ManyToOne first = manyToOne(who, via(cc), source, path[0], null);
             PersistentClass middle = metadata.getEntityBinding(first.getReferencedEntityName());
             KeyType middleKey = middle == null || middle.getKey().getColumnSpan() != 1 ? null
                     : keyType(middle.getIdentifierProperty().getType().getReturnedClass());
             if (middleKey == null) {
-                throw fail(who, "via = \"" + cc.via() + "\" passes through " + first.getReferencedEntityName()
+                throw fail(who, "via = \"" + via(cc) + "\" passes through " + first.getReferencedEntityName()
                         + ", which needs a single-column Long, Integer or UUID identifier");
             }
-            fk = viaColumn(who, cc.via(), source, path[0], middle);
+            fk = viaColumn(who, via(cc), source, path[0], middle);
             via = new Via(tableName(metadata, middle.getTable()), columnName(middle.getKey().getColumns().get(0)),
-                    middleKey, columnName(viaColumn(who, cc.via(), middle, path[1], target)));
+                    middleKey, columnName(viaColumn(who, via(cc), middle, path[1], target)));
         }
         TableName sourceTable = tableName(metadata, source.getTable());
         return new Declared(new CounterDefinition(who, tableName(metadata, target.getTable()),
@@ -278,6 +283,39 @@ public final class CounterModel {
                 columnName(singleColumn(who, counter)), columnType, sourceTable, columnName(fk),
                 and(rows, cc.where().isBlank() ? null : cc.where().trim()),
                 sum, strategy, cc.slots(), via, aggregate, distinct), target, counter);
+    }
+
+    /**
+     * A counter fed by several many-to-ones of the source, each pointing at the target: a row counts once for each of
+     * them that is set ({@code via = {"challenger", "opponent"}}). A count or a sum, straight from the source.
+     */
+    private static CounterDefinition fedCounter(Metadata metadata, PersistentClass target, String who, CounterCache cc,
+                                                PersistentClass source, Property counter, String columnType,
+                                                KeyType keyType, Strategy strategy, String kind) {
+        String vias = "via = {\"" + String.join("\", \"", cc.via()) + "\"}";
+        if (kind != null || Arrays.stream(cc.via()).anyMatch(v -> v.contains("."))) {
+            throw fail(who, vias + ": several associations feed a count or a sum of the source's rows; count "
+                    + (kind != null ? kind : "along a path") + " through one association");
+        }
+        List<String> columns = new ArrayList<>();
+        for (String v : cc.via()) {
+            String column = columnName(viaColumn(who, v.trim(), source, v.trim(), target));
+            if (columns.contains(column)) {
+                throw fail(who, vias + " names the column " + column + " twice; name each association once");
+            }
+            columns.add(column);
+        }
+        return new CounterDefinition(who, tableName(metadata, target.getTable()),
+                columnName(target.getKey().getColumns().get(0)), keyType, columnName(singleColumn(who, counter)),
+                columnType, tableName(metadata, source.getTable()), columns.get(0),
+                and(rowsOf(who, source), cc.where().isBlank() ? null : cc.where().trim()),
+                cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim(), counter), strategy, cc.slots())
+                .withMoreFks(columns.subList(1, columns.size()));
+    }
+
+    /** The one association of via, blank when there is none (several are a counter of {@link #fedCounter}). */
+    private static String via(CounterCache cc) {
+        return cc.via().length == 0 ? "" : cc.via()[0];
     }
 
     /** The Java types of a bucket's start, in the bucket entity's identifier, and of the source's time. */
@@ -321,7 +359,11 @@ public final class CounterModel {
         } catch (java.time.DateTimeException e) {
             throw fail(who, "zone = \"" + cc.zone() + "\" is not a time zone; name one as \"UTC\" or \"Europe/Paris\"");
         }
-        if (cc.source() == void.class || cc.via().isBlank() || cc.via().contains(".")) {
+        if (cc.via().length > 1) {
+            throw fail(who, "a counter per bucket counts through one association (via = \"" + via(cc) + "\");"
+                    + " declare one counter per association");
+        }
+        if (cc.source() == void.class || via(cc).isBlank() || via(cc).contains(".")) {
             throw fail(who, "a counter per bucket names source and via, a many-to-one of the source pointing at the"
                     + " parent (source = Comment.class, via = \"article\")");
         }
@@ -330,12 +372,12 @@ public final class CounterModel {
             throw fail(who, "source = " + cc.source().getSimpleName() + ".class is not an entity of this persistence"
                     + " unit; annotate it with @Entity and list it with the others");
         }
-        PersistentClass parent = metadata.getEntityBinding(manyToOne(who, cc.via(), source, cc.via(), null)
+        PersistentClass parent = metadata.getEntityBinding(manyToOne(who, via(cc), source, via(cc), null)
                 .getReferencedEntityName());
         KeyType parentKey = parent == null || parent.getKey().getColumnSpan() != 1 ? null
                 : keyType(parent.getIdentifierProperty().getType().getReturnedClass());
         if (parentKey != KeyType.BIGINT && parentKey != KeyType.INTEGER) {
-            throw fail(who, "via = \"" + cc.via() + "\" points at " + (parent == null ? "an entity" : simpleName(parent))
+            throw fail(who, "via = \"" + via(cc) + "\" points at " + (parent == null ? "an entity" : simpleName(parent))
                     + ", whose identifier is not a Long or an Integer; a bucket's parent needs one");
         }
         Component id = target.getIdentifierMapper() != null ? target.getIdentifierMapper()
@@ -363,7 +405,7 @@ public final class CounterModel {
         TableName table = tableName(metadata, target.getTable());
         return new CounterDefinition(who, table, CounterDefinition.Bucket.KEY_COLUMN, KeyType.UUID,
                 columnName(singleColumn(who, counter)), columnType, tableName(metadata, source.getTable()),
-                columnName(viaColumn(who, cc.via(), source, cc.via(), parent)),
+                columnName(viaColumn(who, via(cc), source, via(cc), parent)),
                 and(rowsOf(who, source), cc.where().isBlank() ? null : cc.where().trim()), sum, strategy, 0)
                 .withBucket(table, new CounterDefinition.Bucket(time, period, cc.zone().trim(),
                         columnName(singleColumn(who, up)), columnName(singleColumn(who, start)), cc.retention()));
@@ -426,7 +468,7 @@ public final class CounterModel {
                                                        CounterCache cc, Property counter, String columnType,
                                                        KeyType keyType, Strategy strategy) {
         String name = cc.collection().trim();
-        if (cc.source() != void.class || !cc.via().isBlank()) {
+        if (cc.source() != void.class || !via(cc).isBlank()) {
             throw fail(who, "collection = \"" + name + "\" names what is counted; leave out source and via");
         }
         List<String> candidates = target.getPropertyClosure().stream()
@@ -499,13 +541,13 @@ public final class CounterModel {
         ManyToOne element = (ManyToOne) links.getElement();
         if (!cc.where().isBlank() || !cc.sum().isBlank() || !cc.min().isBlank() || !cc.max().isBlank()
                 || !cc.distinct().isBlank()) {
-            throw fail(who, "via = \"" + cc.via() + "\" is a many-to-many, counted by the links in its join table "
+            throw fail(who, "via = \"" + via(cc) + "\" is a many-to-many, counted by the links in its join table "
                     + table + ", which hold no column of " + simpleName(source) + "; count the links without where,"
                     + " sum, min, max and distinct, or map the join table as an entity with two many-to-ones and count"
                     + " from it");
         }
         if (rowsOf(who, source) != null || element.getReferencedPropertyName() != null || element.getColumnSpan() != 1) {
-            throw fail(who, "via = \"" + cc.via() + "\" must be a many-to-many of an entity's own table, joined on "
+            throw fail(who, "via = \"" + via(cc) + "\" must be a many-to-many of an entity's own table, joined on "
                     + simpleName(target) + "'s identifier with a single column");
         }
         return new CounterDefinition(who, tableName(metadata, target.getTable()),
