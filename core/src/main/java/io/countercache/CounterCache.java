@@ -27,8 +27,8 @@ import java.lang.annotation.Target;
  * <p>The field must be {@code long}, {@code int} or their boxes, or {@code BigDecimal} for the sum of a
  * {@code numeric(p,s)} column (kept exactly, to the column's scale); the target's identifier must be a single
  * {@code Long}, {@code Integer} or {@code UUID}; {@code via} must be a many-to-one of the source entity that points at
- * the target entity's identifier, a path of two ({@code "article.blog"}), or several many-to-ones that point at it. Anything else fails when the changelog
- * is generated or when Hibernate boots.
+ * the target entity's identifier, a path of two ({@code "article.blog"}), or several many-to-ones that point at it.
+ * Anything else fails when the changelog is generated or when Hibernate boots.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

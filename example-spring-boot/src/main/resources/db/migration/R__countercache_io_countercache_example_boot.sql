@@ -2148,11 +2148,13 @@ BEGIN
     IF c.more_fks IS NOT NULL THEN   -- several foreign keys feed the counter (see feeds)
         IF via_table IS NOT NULL OR c.aggregate IS NOT NULL OR c.distinct_column IS NOT NULL
            OR c.bucket_period IS NOT NULL THEN
-            RETURN QUERY SELECT d || ': ' || format('the foreign keys %s feed one counter, which can only count or sum'
-                                                    ' the rows of its source', array_to_string(source_fk || c.more_fks, ', ')),
+            RETURN QUERY SELECT d || ': ' || format('the foreign keys %s feed one counter, which can only count or'
+                                                    ' sum the rows of its source',
+                                                    array_to_string(source_fk || c.more_fks, ', ')),
                 'count along a path, per bucket, a min, a max or distinct values through one foreign key';
         END IF;
-        RETURN QUERY SELECT d || ': ' || format('foreign key %I is named more than once', x.fk), 'name each foreign key once'
+        RETURN QUERY SELECT d || ': ' || format('foreign key %I is named more than once', x.fk),
+            'name each foreign key once'
           FROM unnest(source_fk || c.more_fks) x(fk) GROUP BY x.fk HAVING count(*) > 1;
         RETURN QUERY SELECT d || ': ' || x.p, 'give the foreign key column the type of the key it points at'
           FROM unnest(c.more_fks) fk, LATERAL (SELECT countercache.type_problem('foreign key column', source_schema,
@@ -3671,7 +3673,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '0d448e9c2730e0fa' $fn$;
+AS $fn$ SELECT '8087d531d059bbac' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
