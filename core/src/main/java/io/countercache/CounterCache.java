@@ -27,7 +27,7 @@ import java.lang.annotation.Target;
  * <p>The field must be {@code long}, {@code int} or their boxes, or {@code BigDecimal} for the sum of a
  * {@code numeric(p,s)} column (kept exactly, to the column's scale); the target's identifier must be a single
  * {@code Long}, {@code Integer} or {@code UUID}; {@code via} must be a many-to-one of the source entity that points at
- * the target entity's identifier, a path of two ({@code "article.blog"}), or several many-to-ones that point at it.
+ * the target entity's identifier, a path ({@code "article.blog"}), or several many-to-ones that point at it.
  * Anything else fails when the changelog is generated or when Hibernate boots.
  */
 @Documented
@@ -40,9 +40,11 @@ public @interface CounterCache {
 
     /**
      * The many-to-one attribute of {@link #source()} that points at this entity, for example {@code "article"}; or a
-     * path of two many-to-ones through a middle entity, {@code "article.blog"}: a comment counts for the blog of its
-     * article, and moving an article to another blog moves its comments' counts. The source's many-to-one to the
-     * middle entity needs a foreign key constraint (Hibernate creates one unless told not to).
+     * path of many-to-ones through middle entities, of any length, {@code "article.blog"}: a comment counts for the
+     * blog of its article, and moving an article to another blog moves its comments' counts. A count or sum along a
+     * path is kept level by level, in a column of the library's on each middle entity's table, and locks nothing; a
+     * count of distinct values along a path has two steps at most, and its source's many-to-one to the middle entity
+     * needs a foreign key constraint (Hibernate creates one unless told not to).
      *
      * <p>Several many-to-ones of the source that point at this entity feed one counter, {@code via = {"challenger",
      * "opponent"}}: a game counts for each of its players, twice for a player on both sides. Such a counter counts or

@@ -494,6 +494,11 @@ BEGIN
     c.defined_at := now();
     DELETE FROM countercache.counter k WHERE k.id = c.id;
     INSERT INTO countercache.counter SELECT (c).*;
+    -- a counter that moved to another source table (a path now counted level by level) leaves the capture of its old
+    -- source and its old middle table: rebuild them without it (the new source's changeset rebuilds its own)
+    PERFORM countercache.install_triggers(x.s, x.t)
+       FROM (VALUES (old.source_schema, old.source_table), (old.via_schema, old.via_table)) AS x(s, t)
+      WHERE x.t IS NOT NULL AND (x.s, x.t) IS DISTINCT FROM (c.source_schema, c.source_table);
     PERFORM countercache.request_recount(c.id);
     RETURN true;
 END
@@ -1720,6 +1725,35 @@ AS $fn$
            END
 $fn$;
 
+-- A counter counted level by level (a path, as the Hibernate integration declares it): a sum of a counter column of
+-- its source (the level beneath), so that a source row's contributions reach it only once the rollup has applied them
+-- to the row beneath. What is pending for its keys is its own (pending_sql) and, through each row of its source that
+-- counts for a key, what is pending for that row at the level beneath, in this counter's units: the read of exact().
+-- Recounts and drift compare each level with its own source (pending_sql), and the levels together add up.
+CREATE OR REPLACE FUNCTION countercache.pending_through_sql(c countercache.counter)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    beneath countercache.counter;
+BEGIN
+    SELECT * INTO beneath FROM countercache.counter k
+     WHERE k.target_schema = c.source_schema AND k.target_table = c.source_table AND k.target_column = c.sum_column
+       AND k.aggregate IS NULL AND c.aggregate IS NULL AND c.more_fks IS NULL AND c.via_table IS NULL
+       AND c.bucket_period IS NULL;
+    IF NOT FOUND THEN
+        RETURN countercache.pending_sql(c);
+    END IF;
+    RETURN countercache.pending_sql(c)
+        || format(E'\n                    UNION ALL SELECT b.place, %1$I.%2$I, b.amount * %3$s, b.since FROM (%4$s) b'
+                  || ' JOIN %5$I.%1$I AS %1$I ON %1$I.%6$I = b.k WHERE %7$s',
+                  c.source_table, c.source_fk, (10::numeric ^ (c.scale - beneath.scale))::bigint,
+                  countercache.pending_through_sql(beneath), c.source_schema, beneath.target_key,
+                  countercache.counts_sql(c));
+END
+$fn$;
+
 -- A min or max value as a number, to compare and report: a time as seconds since the epoch (a timestamp without time
 -- zone read as UTC), an integer or a numeric as itself.
 CREATE OR REPLACE FUNCTION countercache.as_number(value numeric) RETURNS numeric
@@ -2397,13 +2431,20 @@ END
 $fn$;
 
 -- The problems of a counter's definition as define_counter takes it (its catalog row as JSON), before it is defined.
+-- A level of a path counter sums a column of the library's (countercache_...) that the counter beneath adds when the
+-- changelog defines it, before this one: that column may not exist yet, and define_counter checks it then.
 CREATE OR REPLACE FUNCTION countercache.definition_problems(definition jsonb)
 RETURNS TABLE (problem text, fix text)
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT p.problem, p.fix
-      FROM countercache.counter_problems(jsonb_populate_record(NULL::countercache.counter, definition)) p
+      FROM jsonb_populate_record(NULL::countercache.counter, definition) c, countercache.counter_problems(c) p
+     WHERE CASE WHEN c.sum_column LIKE 'countercache\_%'
+                     AND countercache.column_type(c.source_schema, c.source_table, c.sum_column) IS NULL
+                THEN p.problem <> format('@CounterCache on %s: sum column %I.%I.%I is missing', c.declared_by,
+                                         c.source_schema, c.source_table, c.sum_column)
+                ELSE true END
 $fn$;
 
 -- Problems and their fixes as the lines of one error message.
@@ -3571,8 +3612,9 @@ AS $fn$
 $fn$;
 
 -- Read-your-writes: the exact values of one counter for these target keys (ids for integer and bigint keys, uuids for
--- uuid keys), the column plus what is pending for it, in the counter's own scale; for a min or max, its extreme read
--- from the source by its index (as a number, see as_number; NULL when no row counts). One statement, so one snapshot:
+-- uuid keys), the column plus what is pending for it (and, for a counter counted level by level, for the rows beneath
+-- it: pending_through_sql), in the counter's own scale; for a min or max, its extreme read from the source by its
+-- index (as a number, see as_number; NULL when no row counts). One statement, so one snapshot:
 -- every committed rollup is seen either in the column or in what is pending, never in both and never in neither; in
 -- the caller's transaction it sees the caller's own writes. Keys of rows that do not exist are absent, except a
 -- bucket's: the rollup has yet to make its row.
@@ -3595,7 +3637,7 @@ BEGIN
         CASE WHEN c.bucket_period IS NOT NULL THEN 'x.k'
              WHEN c.key_type = 'uuid' THEN format('t.%I', c.target_key) ELSE 'NULL::uuid' END,
         c.target_column, (10::numeric ^ c.scale)::bigint, c.target_schema, c.target_table,
-        countercache.pending_sql(c),
+        countercache.pending_through_sql(c),
         CASE WHEN c.bucket_period IS NOT NULL THEN 'x.k' ELSE format('t.%I', c.target_key) END,
         CASE WHEN c.key_type = 'uuid' THEN '$2' ELSE '$1' END,
         CASE WHEN c.aggregate IS NULL
@@ -3676,7 +3718,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '8087d531d059bbac' $fn$;
+AS $fn$ SELECT '3ca3ee0ee7e8f835' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -3702,18 +3744,18 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "target_column": "total_comments",
             "column_type": "bigint",
             "source_schema": "public",
-            "source_table": "blog_comment",
-            "source_fk": "article_id",
+            "source_table": "blog_article",
+            "source_fk": "blog_id",
             "condition": null,
-            "sum_column": null,
+            "sum_column": "countercache_blog_total_comments",
             "scale": 0,
             "strategy": "queue",
             "slots": 0,
-            "via_schema": "public",
-            "via_table": "blog_article",
-            "via_key": "id",
-            "via_key_type": "bigint",
-            "via_fk": "blog_id",
+            "via_schema": null,
+            "via_table": null,
+            "via_key": null,
+            "via_key_type": null,
+            "via_fk": null,
             "aggregate": null,
             "aggregate_column": null,
             "distinct_column": null,
@@ -3725,7 +3767,44 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "bucket_column": null,
             "bucket_retention": null,
             "more_fks": null,
-            "definition_hash": "9f3ca17657aaff2ffa56b2a1"
+            "definition_hash": "e1e22f01c7eb7fd2023d812e"
+        }')
+    UNION ALL
+    SELECT * FROM countercache.definition_problems('{
+            "id": 1342596367,
+            "name": "public.blog_article.countercache_blog_total_comments",
+            "declared_by": "Blog.totalComments (per Article)",
+            "target_schema": "public",
+            "target_table": "blog_article",
+            "target_key": "id",
+            "key_type": "bigint",
+            "target_column": "countercache_blog_total_comments",
+            "column_type": "bigint",
+            "source_schema": "public",
+            "source_table": "blog_comment",
+            "source_fk": "article_id",
+            "condition": null,
+            "sum_column": null,
+            "scale": 0,
+            "strategy": "queue",
+            "slots": 0,
+            "via_schema": null,
+            "via_table": null,
+            "via_key": null,
+            "via_key_type": null,
+            "via_fk": null,
+            "aggregate": null,
+            "aggregate_column": null,
+            "distinct_column": null,
+            "touch_column": null,
+            "bucket_source": null,
+            "bucket_period": null,
+            "bucket_zone": null,
+            "bucket_parent": null,
+            "bucket_column": null,
+            "bucket_retention": null,
+            "more_fks": null,
+            "definition_hash": "b7416304518831822669539d"
         }')
     UNION ALL
     SELECT * FROM countercache.definition_problems('{
@@ -3916,21 +3995,21 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 -- rollback empty
 
 -- changeset countercache:countercache-source-public.blog_comment runOnChange:true splitStatements:false rollbackSplitStatements:false
--- comment: counters fed by public.blog_comment: Blog.totalComments, Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments
-SELECT countercache.fail('Blog.totalComments, Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
+-- comment: counters fed by public.blog_comment: Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments
+SELECT countercache.fail('Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_comment')) IS NULL;
 LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
-    "id": 1918426832,
-    "name": "public.blog.total_comments",
-    "declared_by": "Blog.totalComments",
+    "id": 1342596367,
+    "name": "public.blog_article.countercache_blog_total_comments",
+    "declared_by": "Blog.totalComments (per Article)",
     "target_schema": "public",
-    "target_table": "blog",
+    "target_table": "blog_article",
     "target_key": "id",
     "key_type": "bigint",
-    "target_column": "total_comments",
+    "target_column": "countercache_blog_total_comments",
     "column_type": "bigint",
     "source_schema": "public",
     "source_table": "blog_comment",
@@ -3940,11 +4019,11 @@ SELECT countercache.define_counter('{
     "scale": 0,
     "strategy": "queue",
     "slots": 0,
-    "via_schema": "public",
-    "via_table": "blog_article",
-    "via_key": "id",
-    "via_key_type": "bigint",
-    "via_fk": "blog_id",
+    "via_schema": null,
+    "via_table": null,
+    "via_key": null,
+    "via_key_type": null,
+    "via_fk": null,
     "aggregate": null,
     "aggregate_column": null,
     "distinct_column": null,
@@ -3956,7 +4035,7 @@ SELECT countercache.define_counter('{
     "bucket_column": null,
     "bucket_retention": null,
     "more_fks": null,
-    "definition_hash": "9f3ca17657aaff2ffa56b2a1"
+    "definition_hash": "b7416304518831822669539d"
 }');
 
 SELECT countercache.define_counter('{
@@ -4145,7 +4224,54 @@ SELECT countercache.define_counter('{
 }');
 
 SELECT countercache.install_triggers('public', 'blog_comment');
--- rollback SELECT countercache.uninstall('capture', 'public', 'blog_comment', ARRAY[1918426832, 1227245478, 347335187, 1324712807, 1752805725, 1854263637]::integer[]);
+-- rollback SELECT countercache.uninstall('capture', 'public', 'blog_comment', ARRAY[1342596367, 1227245478, 347335187, 1324712807, 1752805725, 1854263637]::integer[]);
+
+-- changeset countercache:countercache-source-public.blog_article runOnChange:true splitStatements:false rollbackSplitStatements:false
+-- comment: counters fed by public.blog_article: Blog.totalComments
+SELECT countercache.fail('Blog.totalComments', 'source table public.blog_article does not exist',
+    'apply the changelog that creates it before the countercache changelog')
+ WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_article')) IS NULL;
+LOCK TABLE "public"."blog_article" IN SHARE ROW EXCLUSIVE MODE;
+
+SELECT countercache.define_counter('{
+    "id": 1918426832,
+    "name": "public.blog.total_comments",
+    "declared_by": "Blog.totalComments",
+    "target_schema": "public",
+    "target_table": "blog",
+    "target_key": "id",
+    "key_type": "bigint",
+    "target_column": "total_comments",
+    "column_type": "bigint",
+    "source_schema": "public",
+    "source_table": "blog_article",
+    "source_fk": "blog_id",
+    "condition": null,
+    "sum_column": "countercache_blog_total_comments",
+    "scale": 0,
+    "strategy": "queue",
+    "slots": 0,
+    "via_schema": null,
+    "via_table": null,
+    "via_key": null,
+    "via_key_type": null,
+    "via_fk": null,
+    "aggregate": null,
+    "aggregate_column": null,
+    "distinct_column": null,
+    "touch_column": null,
+    "bucket_source": null,
+    "bucket_period": null,
+    "bucket_zone": null,
+    "bucket_parent": null,
+    "bucket_column": null,
+    "bucket_retention": null,
+    "more_fks": null,
+    "definition_hash": "e1e22f01c7eb7fd2023d812e"
+}');
+
+SELECT countercache.install_triggers('public', 'blog_article');
+-- rollback SELECT countercache.uninstall('capture', 'public', 'blog_article', ARRAY[1918426832]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog: Blog.totalComments
@@ -4153,7 +4279,7 @@ SELECT countercache.install_triggers('public', 'blog');
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article runOnChange:true splitStatements:false rollbackSplitStatements:false
--- comment: counters held by public.blog_article: Article.publicCommenters, Article.totalComments, Article.totalPublicComments
+-- comment: counters held by public.blog_article: Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments
 SELECT countercache.install_triggers('public', 'blog_article');
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article', ARRAY[]::integer[]);
 
@@ -4167,14 +4293,9 @@ SELECT countercache.install_triggers('public', 'blog_article_day');
 SELECT countercache.install_triggers('public', 'blog_user');
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_user', ARRAY[]::integer[]);
 
--- changeset countercache:countercache-via-public.blog_article runOnChange:true splitStatements:false rollbackSplitStatements:false
--- comment: counters along paths through public.blog_article: Blog.totalComments
-SELECT countercache.install_triggers('public', 'blog_article');
--- rollback SELECT countercache.uninstall('via', 'public', 'blog_article', ARRAY[]::integer[]);
-
 -- changeset countercache:countercache-prune runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: forget counters of changelog io.countercache.example that are no longer declared
-SELECT countercache.prune('io.countercache.example', ARRAY['public.blog.total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments', 'public.blog_article_day.public_comments', 'public.blog_user.total_public_comments']::text[]);
+SELECT countercache.prune('io.countercache.example', ARRAY['public.blog.total_comments', 'public.blog_article.countercache_blog_total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments', 'public.blog_article_day.public_comments', 'public.blog_user.total_public_comments']::text[]);
 -- rollback empty
 
 -- changeset countercache:countercache-limits runOnChange:true splitStatements:false rollbackSplitStatements:false

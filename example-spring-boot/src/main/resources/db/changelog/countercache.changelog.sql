@@ -494,6 +494,11 @@ BEGIN
     c.defined_at := now();
     DELETE FROM countercache.counter k WHERE k.id = c.id;
     INSERT INTO countercache.counter SELECT (c).*;
+    -- a counter that moved to another source table (a path now counted level by level) leaves the capture of its old
+    -- source and its old middle table: rebuild them without it (the new source's changeset rebuilds its own)
+    PERFORM countercache.install_triggers(x.s, x.t)
+       FROM (VALUES (old.source_schema, old.source_table), (old.via_schema, old.via_table)) AS x(s, t)
+      WHERE x.t IS NOT NULL AND (x.s, x.t) IS DISTINCT FROM (c.source_schema, c.source_table);
     PERFORM countercache.request_recount(c.id);
     RETURN true;
 END
@@ -1720,6 +1725,35 @@ AS $fn$
            END
 $fn$;
 
+-- A counter counted level by level (a path, as the Hibernate integration declares it): a sum of a counter column of
+-- its source (the level beneath), so that a source row's contributions reach it only once the rollup has applied them
+-- to the row beneath. What is pending for its keys is its own (pending_sql) and, through each row of its source that
+-- counts for a key, what is pending for that row at the level beneath, in this counter's units: the read of exact().
+-- Recounts and drift compare each level with its own source (pending_sql), and the levels together add up.
+CREATE OR REPLACE FUNCTION countercache.pending_through_sql(c countercache.counter)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    beneath countercache.counter;
+BEGIN
+    SELECT * INTO beneath FROM countercache.counter k
+     WHERE k.target_schema = c.source_schema AND k.target_table = c.source_table AND k.target_column = c.sum_column
+       AND k.aggregate IS NULL AND c.aggregate IS NULL AND c.more_fks IS NULL AND c.via_table IS NULL
+       AND c.bucket_period IS NULL;
+    IF NOT FOUND THEN
+        RETURN countercache.pending_sql(c);
+    END IF;
+    RETURN countercache.pending_sql(c)
+        || format(E'\n                    UNION ALL SELECT b.place, %1$I.%2$I, b.amount * %3$s, b.since FROM (%4$s) b'
+                  || ' JOIN %5$I.%1$I AS %1$I ON %1$I.%6$I = b.k WHERE %7$s',
+                  c.source_table, c.source_fk, (10::numeric ^ (c.scale - beneath.scale))::bigint,
+                  countercache.pending_through_sql(beneath), c.source_schema, beneath.target_key,
+                  countercache.counts_sql(c));
+END
+$fn$;
+
 -- A min or max value as a number, to compare and report: a time as seconds since the epoch (a timestamp without time
 -- zone read as UTC), an integer or a numeric as itself.
 CREATE OR REPLACE FUNCTION countercache.as_number(value numeric) RETURNS numeric
@@ -2397,13 +2431,20 @@ END
 $fn$;
 
 -- The problems of a counter's definition as define_counter takes it (its catalog row as JSON), before it is defined.
+-- A level of a path counter sums a column of the library's (countercache_...) that the counter beneath adds when the
+-- changelog defines it, before this one: that column may not exist yet, and define_counter checks it then.
 CREATE OR REPLACE FUNCTION countercache.definition_problems(definition jsonb)
 RETURNS TABLE (problem text, fix text)
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT p.problem, p.fix
-      FROM countercache.counter_problems(jsonb_populate_record(NULL::countercache.counter, definition)) p
+      FROM jsonb_populate_record(NULL::countercache.counter, definition) c, countercache.counter_problems(c) p
+     WHERE CASE WHEN c.sum_column LIKE 'countercache\_%'
+                     AND countercache.column_type(c.source_schema, c.source_table, c.sum_column) IS NULL
+                THEN p.problem <> format('@CounterCache on %s: sum column %I.%I.%I is missing', c.declared_by,
+                                         c.source_schema, c.source_table, c.sum_column)
+                ELSE true END
 $fn$;
 
 -- Problems and their fixes as the lines of one error message.
@@ -3571,8 +3612,9 @@ AS $fn$
 $fn$;
 
 -- Read-your-writes: the exact values of one counter for these target keys (ids for integer and bigint keys, uuids for
--- uuid keys), the column plus what is pending for it, in the counter's own scale; for a min or max, its extreme read
--- from the source by its index (as a number, see as_number; NULL when no row counts). One statement, so one snapshot:
+-- uuid keys), the column plus what is pending for it (and, for a counter counted level by level, for the rows beneath
+-- it: pending_through_sql), in the counter's own scale; for a min or max, its extreme read from the source by its
+-- index (as a number, see as_number; NULL when no row counts). One statement, so one snapshot:
 -- every committed rollup is seen either in the column or in what is pending, never in both and never in neither; in
 -- the caller's transaction it sees the caller's own writes. Keys of rows that do not exist are absent, except a
 -- bucket's: the rollup has yet to make its row.
@@ -3595,7 +3637,7 @@ BEGIN
         CASE WHEN c.bucket_period IS NOT NULL THEN 'x.k'
              WHEN c.key_type = 'uuid' THEN format('t.%I', c.target_key) ELSE 'NULL::uuid' END,
         c.target_column, (10::numeric ^ c.scale)::bigint, c.target_schema, c.target_table,
-        countercache.pending_sql(c),
+        countercache.pending_through_sql(c),
         CASE WHEN c.bucket_period IS NOT NULL THEN 'x.k' ELSE format('t.%I', c.target_key) END,
         CASE WHEN c.key_type = 'uuid' THEN '$2' ELSE '$1' END,
         CASE WHEN c.aggregate IS NULL
@@ -3676,7 +3718,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '8087d531d059bbac' $fn$;
+AS $fn$ SELECT '3ca3ee0ee7e8f835' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

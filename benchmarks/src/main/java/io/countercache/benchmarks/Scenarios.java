@@ -565,15 +565,29 @@ final class Scenarios {
             new Via(new TableName("public", "blog_article"), "id", KeyType.BIGINT, "blog_id"));
 
     /**
+     * The same counter counted level by level, as the Hibernate integration declares {@code via = "article.blog"}: each
+     * article counts its comments in a column of the library's, and each blog sums that column of its articles.
+     */
+    static final List<CounterDefinition> BLOG_COMMENTS_BY_LEVELS = List.of(
+            new CounterDefinition("Blog.totalComments (per Article)", new TableName("public", "blog_article"), "id",
+                    KeyType.BIGINT, "countercache_blog_total_comments", "bigint", Variant.COMMENT, "article_id", null,
+                    null),
+            new CounterDefinition("Blog.totalComments", new TableName("public", "blog"), "id", KeyType.BIGINT,
+                    "total_comments", "bigint", new TableName("public", "blog_article"), "blog_id", null,
+                    "countercache_blog_total_comments"));
+
+    /**
      * 10. Blogs over the articles: 4 clients insert comments (autocommit), with no counter, with the hand-written row
-     * triggers and with the library's path counter (rolled up every 100 ms); then article 1, with {@code moved}
-     * comments, moves to another blog and back, each one UPDATE in autocommit.
+     * triggers, with the library's path counter that locks the article (rolled up every 100 ms) and with the same
+     * counted level by level; then article 1, with {@code moved} comments, moves to another blog and back, each one
+     * UPDATE in autocommit.
      */
     List<Path> paths() throws Exception {
         int moved = quick ? 2_000 : 10_000;
         List<Path> results = new ArrayList<>();
-        for (String setup : List.of("bare", "hand-written", "library")) {
-            try (Server.Db db = server.newDatabase("path_" + setup.replace('-', '_')); Connection c = db.connect();
+        for (String setup : List.of("bare", "hand-written", "library, locking", "library, by levels")) {
+            try (Server.Db db = server.newDatabase("path_" + setup.replaceAll("[^a-z]+", "_"));
+                 Connection c = db.connect();
                  Statement st = c.createStatement()) {
                 BARE.setUp(c, USERS, ARTICLES);
                 st.execute(PATH_TABLES);
@@ -582,15 +596,16 @@ final class Scenarios {
                 if (setup.equals("hand-written")) {
                     st.execute(HAND_PATH_SQL);
                 }
-                if (setup.equals("library")) {
-                    Installation.apply(c, Installation.units(List.of(BLOG_COMMENTS)));
+                if (setup.startsWith("library")) {
+                    Installation.apply(c, Installation.units(setup.endsWith("locking") ? List.of(BLOG_COMMENTS)
+                            : BLOG_COMMENTS_BY_LEVELS));
                 }
                 st.execute("INSERT INTO blog_comment (creator_id, article_id, message, publish_status) SELECT 1 + g % "
                         + USERS + ", CASE WHEN g <= " + moved + " THEN 1 ELSE 2 + g % " + (ARTICLES - 1) + " END, 'seed',"
                         + " 'public' FROM generate_series(1, " + (moved + 100_000) + ") g");
                 st.execute("VACUUM ANALYZE");
                 Clients.Result inserts, hot;
-                try (var rollup = setup.equals("library") ? new Clients.RollupLoop(db, LIBRARY) : null) {
+                try (var rollup = setup.startsWith("library") ? new Clients.RollupLoop(db, LIBRARY) : null) {
                     inserts = Clients.run(db, 4, warmup(), seconds(8), Long.MAX_VALUE, null,
                             (cc, r) -> comment(cc, 1 + r.nextInt(USERS), 2 + r.nextInt(ARTICLES - 1)));
                     // every article of blog 1 (ids 10, 20, ...): one hot row for a counter kept in the writer's transaction
@@ -604,7 +619,7 @@ final class Scenarios {
                 }
                 java.util.Arrays.sort(there);
                 java.util.Arrays.sort(back);
-                if (setup.equals("library")) {
+                if (setup.startsWith("library")) {
                     while (queued(st) > 0) {
                         st.execute("SELECT countercache.rollup(10000)");
                     }

@@ -32,8 +32,9 @@ AS $fn$
 $fn$;
 
 -- Read-your-writes: the exact values of one counter for these target keys (ids for integer and bigint keys, uuids for
--- uuid keys), the column plus what is pending for it, in the counter's own scale; for a min or max, its extreme read
--- from the source by its index (as a number, see as_number; NULL when no row counts). One statement, so one snapshot:
+-- uuid keys), the column plus what is pending for it (and, for a counter counted level by level, for the rows beneath
+-- it: pending_through_sql), in the counter's own scale; for a min or max, its extreme read from the source by its
+-- index (as a number, see as_number; NULL when no row counts). One statement, so one snapshot:
 -- every committed rollup is seen either in the column or in what is pending, never in both and never in neither; in
 -- the caller's transaction it sees the caller's own writes. Keys of rows that do not exist are absent, except a
 -- bucket's: the rollup has yet to make its row.
@@ -56,7 +57,7 @@ BEGIN
         CASE WHEN c.bucket_period IS NOT NULL THEN 'x.k'
              WHEN c.key_type = 'uuid' THEN format('t.%I', c.target_key) ELSE 'NULL::uuid' END,
         c.target_column, (10::numeric ^ c.scale)::bigint, c.target_schema, c.target_table,
-        countercache.pending_sql(c),
+        countercache.pending_through_sql(c),
         CASE WHEN c.bucket_period IS NOT NULL THEN 'x.k' ELSE format('t.%I', c.target_key) END,
         CASE WHEN c.key_type = 'uuid' THEN '$2' ELSE '$1' END,
         CASE WHEN c.aggregate IS NULL

@@ -156,6 +156,11 @@ BEGIN
     c.defined_at := now();
     DELETE FROM countercache.counter k WHERE k.id = c.id;
     INSERT INTO countercache.counter SELECT (c).*;
+    -- a counter that moved to another source table (a path now counted level by level) leaves the capture of its old
+    -- source and its old middle table: rebuild them without it (the new source's changeset rebuilds its own)
+    PERFORM countercache.install_triggers(x.s, x.t)
+       FROM (VALUES (old.source_schema, old.source_table), (old.via_schema, old.via_table)) AS x(s, t)
+      WHERE x.t IS NOT NULL AND (x.s, x.t) IS DISTINCT FROM (c.source_schema, c.source_table);
     PERFORM countercache.request_recount(c.id);
     RETURN true;
 END

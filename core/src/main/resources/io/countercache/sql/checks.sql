@@ -328,13 +328,20 @@ END
 $fn$;
 
 -- The problems of a counter's definition as define_counter takes it (its catalog row as JSON), before it is defined.
+-- A level of a path counter sums a column of the library's (countercache_...) that the counter beneath adds when the
+-- changelog defines it, before this one: that column may not exist yet, and define_counter checks it then.
 CREATE OR REPLACE FUNCTION countercache.definition_problems(definition jsonb)
 RETURNS TABLE (problem text, fix text)
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT p.problem, p.fix
-      FROM countercache.counter_problems(jsonb_populate_record(NULL::countercache.counter, definition)) p
+      FROM jsonb_populate_record(NULL::countercache.counter, definition) c, countercache.counter_problems(c) p
+     WHERE CASE WHEN c.sum_column LIKE 'countercache\_%'
+                     AND countercache.column_type(c.source_schema, c.source_table, c.sum_column) IS NULL
+                THEN p.problem <> format('@CounterCache on %s: sum column %I.%I.%I is missing', c.declared_by,
+                                         c.source_schema, c.source_table, c.sum_column)
+                ELSE true END
 $fn$;
 
 -- Problems and their fixes as the lines of one error message.

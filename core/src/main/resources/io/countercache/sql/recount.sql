@@ -35,6 +35,35 @@ AS $fn$
            END
 $fn$;
 
+-- A counter counted level by level (a path, as the Hibernate integration declares it): a sum of a counter column of
+-- its source (the level beneath), so that a source row's contributions reach it only once the rollup has applied them
+-- to the row beneath. What is pending for its keys is its own (pending_sql) and, through each row of its source that
+-- counts for a key, what is pending for that row at the level beneath, in this counter's units: the read of exact().
+-- Recounts and drift compare each level with its own source (pending_sql), and the levels together add up.
+CREATE OR REPLACE FUNCTION countercache.pending_through_sql(c countercache.counter)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    beneath countercache.counter;
+BEGIN
+    SELECT * INTO beneath FROM countercache.counter k
+     WHERE k.target_schema = c.source_schema AND k.target_table = c.source_table AND k.target_column = c.sum_column
+       AND k.aggregate IS NULL AND c.aggregate IS NULL AND c.more_fks IS NULL AND c.via_table IS NULL
+       AND c.bucket_period IS NULL;
+    IF NOT FOUND THEN
+        RETURN countercache.pending_sql(c);
+    END IF;
+    RETURN countercache.pending_sql(c)
+        || format(E'\n                    UNION ALL SELECT b.place, %1$I.%2$I, b.amount * %3$s, b.since FROM (%4$s) b'
+                  || ' JOIN %5$I.%1$I AS %1$I ON %1$I.%6$I = b.k WHERE %7$s',
+                  c.source_table, c.source_fk, (10::numeric ^ (c.scale - beneath.scale))::bigint,
+                  countercache.pending_through_sql(beneath), c.source_schema, beneath.target_key,
+                  countercache.counts_sql(c));
+END
+$fn$;
+
 -- A min or max value as a number, to compare and report: a time as seconds since the epoch (a timestamp without time
 -- zone read as UTC), an integer or a numeric as itself.
 CREATE OR REPLACE FUNCTION countercache.as_number(value numeric) RETURNS numeric

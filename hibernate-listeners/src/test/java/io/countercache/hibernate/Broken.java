@@ -43,7 +43,7 @@ public class Broken {
     @CounterCache(source = Remark.class, via = "post")
     java.math.BigDecimal decimalWithoutSum;
 
-    @CounterCache(source = Remark.class, via = "post.quotedPost.post")
+    @CounterCache(source = Remark.class, via = "post.quotedPost.post", distinct = "status")
     long threeSteps;
 
     @CounterCache(source = Remark.class, via = "post", sum = "weight")

@@ -132,7 +132,7 @@ class CounterModelTest {
                         + " places and the counter keeps 0; declare the counter BigDecimal with @Column(scale = 2) or"
                         + " more, so that no cent is dropped")
                 .hasMessageContaining("@CounterCache on Broken.threeSteps: via = \"post.quotedPost.post\" has 3 steps;"
-                        + " a path may have two")
+                        + " a count of distinct values may have a path of two")
                 .hasMessageContaining("@CounterCache on Broken.floatingSum: sum = \"weight\" is Double; sum an integral"
                         + " or BigDecimal attribute (floating point sums cannot be exact)")
                 .hasMessageContaining("@CounterCache on Broken.badPath: \"nothing\" (in via = \"post.nothing\") is not a"

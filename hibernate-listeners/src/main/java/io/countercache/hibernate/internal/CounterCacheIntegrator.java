@@ -62,6 +62,9 @@ public final class CounterCacheIntegrator implements Integrator {
             return;
         }
         for (CounterModel.Declared c : counters) {
+            if (c.property() == null) {   // a level of a path counter: a column Hibernate does not map
+                continue;
+            }
             c.property().setInsertable(false);
             c.property().setUpdatable(false);
             c.property().setValueGeneratorCreator(CounterColumnGenerator.CREATOR);

@@ -55,6 +55,9 @@ public final class CounterCacheService implements Service, SessionFactoryObserve
         this.connections = connections;
         Map<Integer, CacheSoftLock.Target> targets = new HashMap<>();
         for (CounterModel.Declared c : counters) {
+            if (c.property() == null) {   // a level of a path counter: no field reads it, no cached entity holds it
+                continue;
+            }
             byField.put(c.entity().getEntityName() + "#" + c.property().getName(), c.definition());
             targets.put(c.definition().id(), new CacheSoftLock.Target(c.entity().getEntityName(), c.definition().keyType(),
                     c.definition().bucket() != null));

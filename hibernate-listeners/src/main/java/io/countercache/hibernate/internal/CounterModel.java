@@ -32,6 +32,7 @@ import org.hibernate.mapping.Value;
 
 import java.lang.reflect.Field;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -42,6 +43,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.zip.CRC32;
 import java.util.stream.Collectors;
 
 /**
@@ -51,7 +53,10 @@ import java.util.stream.Collectors;
  */
 public final class CounterModel {
 
-    /** One declaration: the physical definition, the entity that declares it and the property that holds it. */
+    /**
+     * One declaration: the physical definition, the entity whose table holds it and the property that holds it (none
+     * for a level of a path counter, a column of the library's).
+     */
     record Declared(CounterDefinition definition, PersistentClass entity, Property property) {
     }
 
@@ -96,10 +101,11 @@ public final class CounterModel {
             for (Field field : counterFields(target)) {
                 try {
                     CounterCache cc = field.getAnnotation(CounterCache.class);
-                    Declared d = declare(metadata, target, field, cc, strategy);
-                    declared.add(cc.touch().isBlank() ? d : new Declared(d.definition().withTouch(
-                            touchColumn(d.definition().declaredBy(), target, cc.touch().trim(), field)), target,
-                            d.property()));
+                    for (Declared d : declare(metadata, target, field, cc, strategy)) {
+                        declared.add(cc.touch().isBlank() || d.property() == null ? d : new Declared(
+                                d.definition().withTouch(touchColumn(d.definition().declaredBy(), target,
+                                        cc.touch().trim(), field)), target, d.property()));
+                    }
                 } catch (CounterCacheException e) {
                     problems.add(e.getMessage());
                 }
@@ -175,8 +181,12 @@ public final class CounterModel {
         return fields;
     }
 
-    private static Declared declare(Metadata metadata, PersistentClass target, Field field, CounterCache cc,
-                                    Strategy defaultStrategy) {
+    /**
+     * The counters one field declares: its own, and for a count or sum along a path the levels beneath it (see
+     * {@link #levels}), which have no field.
+     */
+    private static List<Declared> declare(Metadata metadata, PersistentClass target, Field field, CounterCache cc,
+                                          Strategy defaultStrategy) {
         String who = simpleName(target) + "." + field.getName();
         Strategy strategy = cc.strategy() == Strategy.DEFAULT ? defaultStrategy : cc.strategy();
         CounterDefinition.checkSlots(who, strategy, cc.slots());   // before the other checks, so it is always reported
@@ -199,8 +209,8 @@ public final class CounterModel {
                     + " long field");
         }
         if (!cc.bucket().isBlank() || !cc.period().isBlank()) {
-            return new Declared(bucketCounter(metadata, target, who, cc, counter, columnType, extreme, strategy),
-                    target, counter);
+            return List.of(new Declared(bucketCounter(metadata, target, who, cc, counter, columnType, extreme,
+                    strategy), target, counter));
         }
         if (target.getIdentifierMapper() != null || target.getIdentifier() instanceof Component
                 || target.getIdentifier().getColumnSpan() != 1) {
@@ -224,8 +234,8 @@ public final class CounterModel {
                     + " through a queue of their own, which only the queue feeds; use strategy QUEUE");
         }
         if (!cc.collection().isBlank()) {
-            return new Declared(collectionCounter(metadata, target, who, cc, counter, columnType, keyType, strategy),
-                    target, counter);
+            return List.of(new Declared(collectionCounter(metadata, target, who, cc, counter, columnType, keyType,
+                    strategy), target, counter));
         }
         if (cc.source() == void.class || via(cc).isBlank()) {
             throw fail(who, "name what is counted: source and via (source = Comment.class, via = \"article\"), or a"
@@ -237,13 +247,13 @@ public final class CounterModel {
                     + " unit; annotate it with @Entity and list it with the others");
         }
         if (cc.via().length > 1) {
-            return new Declared(fedCounter(metadata, target, who, cc, source, counter, columnType, keyType, strategy,
-                    kind), target, counter);
+            return List.of(new Declared(fedCounter(metadata, target, who, cc, source, counter, columnType, keyType,
+                    strategy, kind), target, counter));
         }
         org.hibernate.mapping.Collection links = manyToMany(source, via(cc), target);
         if (links != null) {
-            return new Declared(linkCounter(metadata, target, who, cc, source, links, counter, columnType, keyType,
-                    strategy), target, counter);
+            return List.of(new Declared(linkCounter(metadata, target, who, cc, source, links, counter, columnType,
+                    keyType, strategy), target, counter));
         }
         String rows = rowsOf(who, source);
         String sum = cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim(), counter);
@@ -256,33 +266,94 @@ public final class CounterModel {
             throw fail(who, "a " + extreme + " along a path is not supported; keep it on " + path[0]
                     + "'s entity, straight from the source (via = \"" + path[path.length - 1] + "\" there)");
         }
+        if (distinct == null && path.length > 1) {
+            return levels(metadata, target, who, source, path, counter, columnType, keyType, strategy, cc.slots(),
+                    and(rows, cc.where().isBlank() ? null : cc.where().trim()), sum);
+        }
         if (path.length > 2) {
-            throw fail(who, "via = \"" + via(cc) + "\" has " + path.length + " steps; a path may have two"
-                    + " (\"article.blog\"): count along a longer one from a middle entity's own counter");
+            throw fail(who, "via = \"" + via(cc) + "\" has " + path.length + " steps; a count of distinct values"
+                    + " may have a path of two (\"article.blog\"): count along a longer one from a middle entity's own"
+                    + " counter");
         }
         Column fk;
         Via via = null;
         if (path.length == 1) {
             fk = viaColumn(who, via(cc), source, path[0], target);
         } else {
-            ManyToOne first = manyToOne(who, via(cc), source, path[0], null);
-            PersistentClass middle = metadata.getEntityBinding(first.getReferencedEntityName());
-            KeyType middleKey = middle == null || middle.getKey().getColumnSpan() != 1 ? null
-                    : keyType(middle.getIdentifierProperty().getType().getReturnedClass());
-            if (middleKey == null) {
-                throw fail(who, "via = \"" + via(cc) + "\" passes through " + first.getReferencedEntityName()
-                        + ", which needs a single-column Long, Integer or UUID identifier");
-            }
+            PersistentClass middle = middle(who, via(cc), metadata, source, path[0]);
             fk = viaColumn(who, via(cc), source, path[0], middle);
             via = new Via(tableName(metadata, middle.getTable()), columnName(middle.getKey().getColumns().get(0)),
-                    middleKey, columnName(viaColumn(who, via(cc), middle, path[1], target)));
+                    keyType(middle.getIdentifierProperty().getType().getReturnedClass()),
+                    columnName(viaColumn(who, via(cc), middle, path[1], target)));
         }
         TableName sourceTable = tableName(metadata, source.getTable());
-        return new Declared(new CounterDefinition(who, tableName(metadata, target.getTable()),
+        return List.of(new Declared(new CounterDefinition(who, tableName(metadata, target.getTable()),
                 columnName(target.getKey().getColumns().get(0)), keyType,
                 columnName(singleColumn(who, counter)), columnType, sourceTable, columnName(fk),
                 and(rows, cc.where().isBlank() ? null : cc.where().trim()),
-                sum, strategy, cc.slots(), via, aggregate, distinct), target, counter);
+                sum, strategy, cc.slots(), via, aggregate, distinct), target, counter));
+    }
+
+    /** The entity a step of a path leads to from {@code from}, which needs a single-column identifier. */
+    private static PersistentClass middle(String who, String via, Metadata metadata, PersistentClass from, String step) {
+        ManyToOne m = manyToOne(who, via, from, step, null);
+        PersistentClass middle = metadata.getEntityBinding(m.getReferencedEntityName());
+        if (middle == null || middle.getKey().getColumnSpan() != 1
+                || keyType(middle.getIdentifierProperty().getType().getReturnedClass()) == null) {
+            throw fail(who, "via = \"" + via + "\" passes through " + m.getReferencedEntityName()
+                    + ", which needs a single-column Long, Integer or UUID identifier");
+        }
+        return middle;
+    }
+
+    /**
+     * A count or sum along a path of any length, counted level by level: each middle entity gets a counter column of
+     * the library's ({@link #levelColumn}) that counts or sums the rows beneath it, as any counter of its own would,
+     * and each level above sums the level beneath's column, up to the field's own. A move at any level is then an
+     * ordinary reparent of a sum, so no writer locks a middle row; the top lags one rollup round per level. The
+     * levels come first, the field's own counter last.
+     */
+    private static List<Declared> levels(Metadata metadata, PersistentClass target, String who, PersistentClass source,
+                                         String[] path, Property counter, String columnType, KeyType keyType,
+                                         Strategy strategy, int slots, String condition, String sum) {
+        String via = String.join(".", path);
+        TableName top = tableName(metadata, target.getTable());
+        String column = columnName(singleColumn(who, counter));
+        String level = levelColumn(top, column);
+        List<Declared> levels = new ArrayList<>();
+        PersistentClass from = source;
+        for (int i = 0; i < path.length; i++) {
+            boolean last = i == path.length - 1;
+            PersistentClass to = last ? target : middle(who, via, metadata, from, path[i]);
+            levels.add(new Declared(new CounterDefinition(last ? who : who + " (per " + simpleName(to) + ")",
+                    tableName(metadata, to.getTable()), columnName(to.getKey().getColumns().get(0)),
+                    last ? keyType : keyType(to.getIdentifierProperty().getType().getReturnedClass()),
+                    last ? column : level, columnType, tableName(metadata, from.getTable()),
+                    columnName(viaColumn(who, via, from, path[i], to)), condition, sum, strategy, slots),
+                    to, last ? counter : null));
+            condition = rowsOf(who, to);
+            sum = level;
+            from = to;
+        }
+        return levels;
+    }
+
+    /**
+     * The column of the library's that keeps a level of the path counter {@code top.column} on a middle table,
+     * {@code countercache_<top table>_<column>}, shortened with a digest of the whole to PostgreSQL's 63 bytes.
+     */
+    static String levelColumn(TableName top, String column) {
+        String name = "countercache_" + top.table() + "_" + column;
+        if (name.getBytes(StandardCharsets.UTF_8).length <= 63) {
+            return name;
+        }
+        CRC32 crc = new CRC32();
+        crc.update(name.getBytes(StandardCharsets.UTF_8));
+        String shorter = name;
+        while (shorter.getBytes(StandardCharsets.UTF_8).length > 54) {
+            shorter = shorter.substring(0, shorter.length() - 1);
+        }
+        return shorter + "_" + String.format("%08x", crc.getValue());
     }
 
     /**
