@@ -107,6 +107,16 @@ class FeedsIT {
         assertThat(db.queryLong("SELECT games FROM player WHERE id = 2")).isEqualTo(20);
     }
 
+    /** The DDL guard reads every foreign key of a counter: renaming the second one breaks both counters. */
+    @Test
+    void renamingTheSecondForeignKeyIsRefusedByTheDdlGuard() throws Exception {
+        install(Strategy.QUEUE);
+        assertThatThrownBy(() -> db.executeInTransaction("ALTER TABLE game RENAME COLUMN opponent_id TO rival_id"))
+                .hasMessageContaining("countercache: ALTER TABLE would break 2 counters:")
+                .hasMessageContaining("@CounterCache on Player.games: foreign key column public.game.opponent_id is"
+                        + " missing");
+    }
+
     @Test
     void aForeignKeyNamedTwiceOrMissingIsRefusedWithTheFix() throws Exception {
         db = TestPostgres.newDatabase(FeedsIT.class);
