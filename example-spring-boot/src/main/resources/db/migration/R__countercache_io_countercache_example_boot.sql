@@ -457,6 +457,17 @@ DECLARE
     first record;
     guard text := coalesce(current_setting('countercache.ddl_guard', true), '');
 BEGIN
+    c.more_fks := nullif(c.more_fks, '{}');
+    -- a level of a path counter sums a column of the library's on its source (countercache_..., see "Counters along a
+    -- path" in the architecture), which the level beneath keeps: whichever of the two is defined first adds it
+    IF c.sum_column LIKE 'countercache\_%' AND c.column_type ~ '^(bigint|integer|numeric\(\d{1,4},\d{1,2}\))$'
+       AND to_regclass(format('%I.%I', c.source_schema, c.source_table)) IS NOT NULL
+       AND countercache.column_type(c.source_schema, c.source_table, c.sum_column) IS NULL THEN
+        PERFORM set_config('countercache.ddl_guard', 'off', true);
+        EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I %s NOT NULL DEFAULT 0', c.source_schema, c.source_table,
+                       c.sum_column, c.column_type);
+        PERFORM set_config('countercache.ddl_guard', guard, true);
+    END IF;
     SELECT * INTO first FROM countercache.counter_problems(c) LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION '%', first.problem USING HINT = first.fix, ERRCODE = 'invalid_parameter_value';
@@ -1722,10 +1733,11 @@ AS $fn$
            END
 $fn$;
 
--- A counter counted level by level (a path, as the Hibernate integration declares it): a sum of a counter column of
--- its source (the level beneath), so that a source row's contributions reach it only once the rollup has applied them
--- to the row beneath. What is pending for its keys is its own (pending_sql) and, through each row of its source that
--- counts for a key, what is pending for that row at the level beneath, in this counter's units: the read of exact().
+-- A counter counted level by level (a path, as the Hibernate integration declares it): a sum of a column of the
+-- library's on its source (countercache_...), the counter column of the level beneath, so that a source row's
+-- contributions reach it only once the rollup has applied them to the row beneath. What is pending for its keys is its
+-- own (pending_sql) and, through each row of its source that counts for a key, what is pending for that row at the
+-- level beneath, in this counter's units: the read of exact() (the recursion is argued in docs/architecture.md).
 -- Recounts and drift compare each level with its own source (pending_sql), and the levels together add up.
 CREATE OR REPLACE FUNCTION countercache.pending_through_sql(c countercache.counter)
 RETURNS text
@@ -1737,17 +1749,16 @@ DECLARE
 BEGIN
     SELECT * INTO beneath FROM countercache.counter k
      WHERE k.target_schema = c.source_schema AND k.target_table = c.source_table AND k.target_column = c.sum_column
-       AND k.aggregate IS NULL AND c.aggregate IS NULL AND c.more_fks IS NULL AND c.via_table IS NULL
-       AND c.bucket_period IS NULL;
+       AND k.id <> c.id AND k.aggregate IS NULL AND c.sum_column LIKE 'countercache\_%' AND c.aggregate IS NULL
+       AND c.more_fks IS NULL AND c.via_table IS NULL AND c.bucket_period IS NULL;
     IF NOT FOUND THEN
         RETURN countercache.pending_sql(c);
     END IF;
     RETURN countercache.pending_sql(c)
-        || format(E'\n                    UNION ALL SELECT b.place, %1$I.%2$I, b.amount * %3$s, b.since FROM (%4$s) b'
-                  || ' JOIN %5$I.%1$I AS %1$I ON %1$I.%6$I = b.k WHERE %7$s',
-                  c.source_table, c.source_fk, (10::numeric ^ (c.scale - beneath.scale))::bigint,
-                  countercache.pending_through_sql(beneath), c.source_schema, beneath.target_key,
-                  countercache.counts_sql(c));
+        || format(E'\n                    UNION ALL SELECT b.place, s.k, b.amount * %1$s, b.since FROM (%2$s) b'
+                  || ' JOIN (SELECT %3$I.%4$I AS k, %3$I.%5$I AS m FROM %6$I.%3$I AS %3$I WHERE %7$s) s ON s.m = b.k',
+                  (10::numeric ^ (c.scale - beneath.scale))::bigint, countercache.pending_through_sql(beneath),
+                  c.source_table, c.source_fk, beneath.target_key, c.source_schema, countercache.counts_sql(c));
 END
 $fn$;
 
@@ -3715,7 +3726,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '3ca3ee0ee7e8f835' $fn$;
+AS $fn$ SELECT 'bb799a2b7b65ad74' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

@@ -570,11 +570,11 @@ final class Scenarios {
      */
     static final List<CounterDefinition> BLOG_COMMENTS_BY_LEVELS = List.of(
             new CounterDefinition("Blog.totalComments (per Article)", new TableName("public", "blog_article"), "id",
-                    KeyType.BIGINT, "countercache_blog_total_comments", "bigint", Variant.COMMENT, "article_id", null,
+                    KeyType.BIGINT, "countercache_blog__total_comments", "bigint", Variant.COMMENT, "article_id", null,
                     null),
             new CounterDefinition("Blog.totalComments", new TableName("public", "blog"), "id", KeyType.BIGINT,
                     "total_comments", "bigint", new TableName("public", "blog_article"), "blog_id", null,
-                    "countercache_blog_total_comments"));
+                    "countercache_blog__total_comments"));
 
     /**
      * 10. Blogs over the articles: 4 clients insert comments (autocommit), with no counter, with the hand-written row

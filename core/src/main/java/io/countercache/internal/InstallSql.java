@@ -95,17 +95,11 @@ public final class InstallSql {
             units.add(new Unit("countercache-check", "check every counter against the database, all problems at once",
                     checkSql(counters), false, null));
         }
-        // a counter that sums another's column (a level of a path counter) is defined after it, which adds the column
-        Map<String, Integer> depth = depths(counters);
-        Comparator<CounterDefinition> beneathFirst = Comparator.comparing((CounterDefinition c) -> depth.get(c.name()))
-                .thenComparing(CounterDefinition::name);
-        bySource.values().forEach(defs -> defs.sort(beneathFirst));
-        bySource.entrySet().stream()
-                .sorted(Comparator.comparing((Map.Entry<TableName, List<CounterDefinition>> e) ->
-                        depth.get(e.getValue().get(e.getValue().size() - 1).name())).thenComparing(Map.Entry::getKey))
-                .forEach(e -> units.add(new Unit("countercache-source-" + changesetName(e.getKey()), "counters fed by "
-                        + e.getKey() + ": " + declarers(e.getValue()), sourceSql(e.getKey(), e.getValue()), false,
-                        uninstall("capture", e.getKey(), e.getValue()))));
+        bySource.forEach((source, defs) -> {
+            defs.sort(Comparator.comparing(CounterDefinition::name));
+            units.add(new Unit("countercache-source-" + changesetName(source), "counters fed by " + source + ": " + declarers(defs),
+                    sourceSql(source, defs), false, uninstall("capture", source, defs)));
+        });
         byTarget.forEach((target, defs) -> {
             defs.sort(Comparator.comparing(CounterDefinition::name));
             units.add(new Unit("countercache-target-" + changesetName(target), "counters held by " + target + ": " + declarers(defs),
@@ -126,27 +120,6 @@ public final class InstallSql {
         units.add(new Unit("countercache-recount", "recount new and changed counters, in batches",
                 "CALL countercache.run_recounts();\n", true, null));
         return units;
-    }
-
-    /**
-     * Each counter's depth by name: 0, or for one that sums the column of another of these counters (a level of a path
-     * counter, {@code countercache_...}), one more than that counter's.
-     */
-    private static Map<String, Integer> depths(List<CounterDefinition> counters) {
-        Map<String, CounterDefinition> byName = new HashMap<>();
-        counters.forEach(c -> byName.put(c.name(), c));
-        Map<String, Integer> depths = new HashMap<>();
-        for (CounterDefinition c : counters) {
-            int d = 0;
-            for (CounterDefinition b = c; b.sumColumn() != null && d <= counters.size(); d++) {
-                b = byName.get(b.source() + "." + b.sumColumn());
-                if (b == null) {
-                    break;
-                }
-            }
-            depths.put(c.name(), d);
-        }
-        return depths;
     }
 
     /** Drops a table's triggers of one kind (and a source's counters): the rollback of its changeset. */

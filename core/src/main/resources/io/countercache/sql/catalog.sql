@@ -122,6 +122,17 @@ DECLARE
     first record;
     guard text := coalesce(current_setting('countercache.ddl_guard', true), '');
 BEGIN
+    c.more_fks := nullif(c.more_fks, '{}');
+    -- a level of a path counter sums a column of the library's on its source (countercache_..., see "Counters along a
+    -- path" in the architecture), which the level beneath keeps: whichever of the two is defined first adds it
+    IF c.sum_column LIKE 'countercache\_%' AND c.column_type ~ '^(bigint|integer|numeric\(\d{1,4},\d{1,2}\))$'
+       AND to_regclass(format('%I.%I', c.source_schema, c.source_table)) IS NOT NULL
+       AND countercache.column_type(c.source_schema, c.source_table, c.sum_column) IS NULL THEN
+        PERFORM set_config('countercache.ddl_guard', 'off', true);
+        EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I %s NOT NULL DEFAULT 0', c.source_schema, c.source_table,
+                       c.sum_column, c.column_type);
+        PERFORM set_config('countercache.ddl_guard', guard, true);
+    END IF;
     SELECT * INTO first FROM countercache.counter_problems(c) LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION '%', first.problem USING HINT = first.fix, ERRCODE = 'invalid_parameter_value';

@@ -35,10 +35,11 @@ AS $fn$
            END
 $fn$;
 
--- A counter counted level by level (a path, as the Hibernate integration declares it): a sum of a counter column of
--- its source (the level beneath), so that a source row's contributions reach it only once the rollup has applied them
--- to the row beneath. What is pending for its keys is its own (pending_sql) and, through each row of its source that
--- counts for a key, what is pending for that row at the level beneath, in this counter's units: the read of exact().
+-- A counter counted level by level (a path, as the Hibernate integration declares it): a sum of a column of the
+-- library's on its source (countercache_...), the counter column of the level beneath, so that a source row's
+-- contributions reach it only once the rollup has applied them to the row beneath. What is pending for its keys is its
+-- own (pending_sql) and, through each row of its source that counts for a key, what is pending for that row at the
+-- level beneath, in this counter's units: the read of exact() (the recursion is argued in docs/architecture.md).
 -- Recounts and drift compare each level with its own source (pending_sql), and the levels together add up.
 CREATE OR REPLACE FUNCTION countercache.pending_through_sql(c countercache.counter)
 RETURNS text
@@ -50,17 +51,16 @@ DECLARE
 BEGIN
     SELECT * INTO beneath FROM countercache.counter k
      WHERE k.target_schema = c.source_schema AND k.target_table = c.source_table AND k.target_column = c.sum_column
-       AND k.aggregate IS NULL AND c.aggregate IS NULL AND c.more_fks IS NULL AND c.via_table IS NULL
-       AND c.bucket_period IS NULL;
+       AND k.id <> c.id AND k.aggregate IS NULL AND c.sum_column LIKE 'countercache\_%' AND c.aggregate IS NULL
+       AND c.more_fks IS NULL AND c.via_table IS NULL AND c.bucket_period IS NULL;
     IF NOT FOUND THEN
         RETURN countercache.pending_sql(c);
     END IF;
     RETURN countercache.pending_sql(c)
-        || format(E'\n                    UNION ALL SELECT b.place, %1$I.%2$I, b.amount * %3$s, b.since FROM (%4$s) b'
-                  || ' JOIN %5$I.%1$I AS %1$I ON %1$I.%6$I = b.k WHERE %7$s',
-                  c.source_table, c.source_fk, (10::numeric ^ (c.scale - beneath.scale))::bigint,
-                  countercache.pending_through_sql(beneath), c.source_schema, beneath.target_key,
-                  countercache.counts_sql(c));
+        || format(E'\n                    UNION ALL SELECT b.place, s.k, b.amount * %1$s, b.since FROM (%2$s) b'
+                  || ' JOIN (SELECT %3$I.%4$I AS k, %3$I.%5$I AS m FROM %6$I.%3$I AS %3$I WHERE %7$s) s ON s.m = b.k',
+                  (10::numeric ^ (c.scale - beneath.scale))::bigint, countercache.pending_through_sql(beneath),
+                  c.source_table, c.source_fk, beneath.target_key, c.source_schema, countercache.counts_sql(c));
 END
 $fn$;
 

@@ -52,16 +52,17 @@ class HibernateDeepPathsIT {
                         d -> d.target().table() + "." + d.column(), d -> d.source().table() + "." + d.sourceFk(),
                         CounterDefinition::sumColumn)
                 .containsExactly(
-                        tuple("Region.lines (per Account)", "account.countercache_region_lines", "purchase.account_id",
-                                "countercache_region_lines"),
-                        tuple("Region.quantity (per Account)", "account.countercache_region_quantity",
-                                "purchase.account_id", "countercache_region_quantity"),
-                        tuple("Region.lines (per Purchase)", "purchase.countercache_region_lines",
+                        tuple("Region.lines (per Account)", "account.countercache_region__lines__2",
+                                "purchase.account_id", "countercache_region__lines"),
+                        tuple("Region.quantity (per Account)", "account.countercache_region__quantity__2",
+                                "purchase.account_id", "countercache_region__quantity"),
+                        tuple("Region.lines (per Purchase)", "purchase.countercache_region__lines",
                                 "lineitem.purchase_id", null),
-                        tuple("Region.quantity (per Purchase)", "purchase.countercache_region_quantity",
+                        tuple("Region.quantity (per Purchase)", "purchase.countercache_region__quantity",
                                 "lineitem.purchase_id", "quantity"),
-                        tuple("Region.lines", "region.lines", "account.region_id", "countercache_region_lines"),
-                        tuple("Region.quantity", "region.quantity", "account.region_id", "countercache_region_quantity"));
+                        tuple("Region.lines", "region.lines", "account.region_id", "countercache_region__lines__2"),
+                        tuple("Region.quantity", "region.quantity", "account.region_id",
+                                "countercache_region__quantity__2"));
     }
 
     @Test

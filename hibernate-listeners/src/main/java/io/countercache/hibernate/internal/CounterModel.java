@@ -319,12 +319,12 @@ public final class CounterModel {
         String via = String.join(".", path);
         TableName top = tableName(metadata, target.getTable());
         String column = columnName(singleColumn(who, counter));
-        String level = levelColumn(top, column);
         List<Declared> levels = new ArrayList<>();
         PersistentClass from = source;
         for (int i = 0; i < path.length; i++) {
             boolean last = i == path.length - 1;
             PersistentClass to = last ? target : middle(who, via, metadata, from, path[i]);
+            String level = levelColumn(top, column, i + 1);
             levels.add(new Declared(new CounterDefinition(last ? who : who + " (per " + simpleName(to) + ")",
                     tableName(metadata, to.getTable()), columnName(to.getKey().getColumns().get(0)),
                     last ? keyType : keyType(to.getIdentifierProperty().getType().getReturnedClass()),
@@ -339,11 +339,12 @@ public final class CounterModel {
     }
 
     /**
-     * The column of the library's that keeps a level of the path counter {@code top.column} on a middle table,
-     * {@code countercache_<top table>_<column>}, shortened with a digest of the whole to PostgreSQL's 63 bytes.
+     * The column of the library's that keeps level {@code n} (1 nearest the source) of the path counter
+     * {@code top.column} on a middle table: {@code countercache_<top table>__<column>}, then {@code __<n>} above the
+     * first level (a path may pass one table twice), shortened with a digest of the whole to PostgreSQL's 63 bytes.
      */
-    static String levelColumn(TableName top, String column) {
-        String name = "countercache_" + top.table() + "_" + column;
+    static String levelColumn(TableName top, String column, int n) {
+        String name = "countercache_" + top.table() + "__" + column + (n == 1 ? "" : "__" + n);
         if (name.getBytes(StandardCharsets.UTF_8).length <= 63) {
             return name;
         }
