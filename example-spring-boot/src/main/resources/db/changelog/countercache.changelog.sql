@@ -1276,7 +1276,8 @@ $fn$;
 --   queue, unlogged: one INSERT per key type into the queue (depesz's queue, or its unlogged twin);
 --   distinct (a queue counter of distinct values): one INSERT per key type into the queue of values, distinct_delta;
 --   direct: one UPDATE per target table in the writer's transaction; sums for keys no target row has are kept as
---     orphans, as the rollup would keep them, so nothing is lost;
+--     orphans, as the rollup would keep them, so nothing is lost; inside a rollup round (whose update of a level of a
+--     path fires the capture of the level above) the queue instead, since a round never waits for a target row;
 --   slotted: per counter and target, add the sum to a slot row no other transaction holds (FOR UPDATE SKIP LOCKED);
 --     if every existing slot is held, open one of the counter's N slot numbers that has no row yet and no other
 --     writer is opening (each opener holds an advisory lock on the number until it commits), at random; if there is
@@ -1296,6 +1297,7 @@ DECLARE
     c countercache.counter;
     out text := '';
     stmt text;
+    queued text;
 BEGIN
     -- one group per strategy and key type; a direct counter's group is one target table
     FOR g IN
@@ -1334,7 +1336,16 @@ BEGIN
                 || countercache.touch_sql(ARRAY(SELECT (cs[i]).touch_column FROM generate_subscripts(cs, 1) i ORDER BY i), 'w'),
                 g.target_key, g.target_key, g.kc);
         END IF;
-        IF g.strategy <> 'slotted' THEN
+        IF g.strategy = 'direct' THEN
+            -- fired by a rollup round's update (a level of a path): queue, for the round must never wait on a target
+            queued := format(E'INSERT INTO countercache.delta (counter_id, %I, delta)\n        SELECT s.c, s.k, s.d FROM (%s) s',
+                             g.kc, countercache.deltas_sql(cs, added, removed, single));
+            out := out || E'        IF current_setting(''countercache.round'', true) = ''on'' THEN\n'
+                || CASE WHEN dynamic THEN format(E'        EXECUTE %L;\n', queued) ELSE format(E'        %s;\n', queued) END
+                || E'        ELSE\n'
+                || CASE WHEN dynamic THEN format(E'        EXECUTE %L;\n', stmt) ELSE format(E'        %s;\n', stmt) END
+                || E'        END IF;\n';
+        ELSIF g.strategy <> 'slotted' THEN
             out := out || CASE WHEN dynamic THEN format(E'        EXECUTE %L;\n', stmt)
                                ELSE format(E'        %s;\n', stmt) END;
         ELSE
@@ -2915,6 +2926,9 @@ BEGIN
         RAISE EXCEPTION 'countercache.rollup_report: max_deltas must be at least 1, got %', max_deltas
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    -- the captures this round's updates fire (a level of a path summed by the level above) queue even for a direct
+    -- counter, whose target a writer may hold: a round never waits (see capture_sql); local to this function
+    PERFORM set_config('countercache.round', 'on', true);
     -- a crash that emptied the unlogged queue is noticed before anything is claimed
     PERFORM countercache.check_unlogged_queue();
     -- orphans whose target row exists again and the slots' amounts go to the queue first, and the values that reach
@@ -3729,7 +3743,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'bb799a2b7b65ad74' $fn$;
+AS $fn$ SELECT '677262d765408bd5' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

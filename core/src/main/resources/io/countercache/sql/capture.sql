@@ -306,7 +306,8 @@ $fn$;
 --   queue, unlogged: one INSERT per key type into the queue (depesz's queue, or its unlogged twin);
 --   distinct (a queue counter of distinct values): one INSERT per key type into the queue of values, distinct_delta;
 --   direct: one UPDATE per target table in the writer's transaction; sums for keys no target row has are kept as
---     orphans, as the rollup would keep them, so nothing is lost;
+--     orphans, as the rollup would keep them, so nothing is lost; inside a rollup round (whose update of a level of a
+--     path fires the capture of the level above) the queue instead, since a round never waits for a target row;
 --   slotted: per counter and target, add the sum to a slot row no other transaction holds (FOR UPDATE SKIP LOCKED);
 --     if every existing slot is held, open one of the counter's N slot numbers that has no row yet and no other
 --     writer is opening (each opener holds an advisory lock on the number until it commits), at random; if there is
@@ -326,6 +327,7 @@ DECLARE
     c countercache.counter;
     out text := '';
     stmt text;
+    queued text;
 BEGIN
     -- one group per strategy and key type; a direct counter's group is one target table
     FOR g IN
@@ -364,7 +366,16 @@ BEGIN
                 || countercache.touch_sql(ARRAY(SELECT (cs[i]).touch_column FROM generate_subscripts(cs, 1) i ORDER BY i), 'w'),
                 g.target_key, g.target_key, g.kc);
         END IF;
-        IF g.strategy <> 'slotted' THEN
+        IF g.strategy = 'direct' THEN
+            -- fired by a rollup round's update (a level of a path): queue, for the round must never wait on a target
+            queued := format(E'INSERT INTO countercache.delta (counter_id, %I, delta)\n        SELECT s.c, s.k, s.d FROM (%s) s',
+                             g.kc, countercache.deltas_sql(cs, added, removed, single));
+            out := out || E'        IF current_setting(''countercache.round'', true) = ''on'' THEN\n'
+                || CASE WHEN dynamic THEN format(E'        EXECUTE %L;\n', queued) ELSE format(E'        %s;\n', queued) END
+                || E'        ELSE\n'
+                || CASE WHEN dynamic THEN format(E'        EXECUTE %L;\n', stmt) ELSE format(E'        %s;\n', stmt) END
+                || E'        END IF;\n';
+        ELSIF g.strategy <> 'slotted' THEN
             out := out || CASE WHEN dynamic THEN format(E'        EXECUTE %L;\n', stmt)
                                ELSE format(E'        %s;\n', stmt) END;
         ELSE

@@ -240,6 +240,9 @@ BEGIN
         RAISE EXCEPTION 'countercache.rollup_report: max_deltas must be at least 1, got %', max_deltas
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    -- the captures this round's updates fire (a level of a path summed by the level above) queue even for a direct
+    -- counter, whose target a writer may hold: a round never waits (see capture_sql); local to this function
+    PERFORM set_config('countercache.round', 'on', true);
     -- a crash that emptied the unlogged queue is noticed before anything is claimed
     PERFORM countercache.check_unlogged_queue();
     -- orphans whose target row exists again and the slots' amounts go to the queue first, and the values that reach

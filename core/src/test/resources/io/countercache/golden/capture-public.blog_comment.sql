@@ -13,6 +13,11 @@ BEGIN
     END IF;
     IF TG_OP = 'INSERT' THEN
         IF NOT EXISTS (SELECT FROM countercache_new OFFSET 1) THEN
+        IF current_setting('countercache.round', true) = 'on' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Article.totalLikes */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, coalesce(blog_comment.likes, 0)::bigint AS d1, NULL::text AS v1 FROM countercache_new AS blog_comment) r,
+            LATERAL (VALUES (1341308473, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0) s;
+        ELSE
         WITH s AS (
             SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Article.totalLikes */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, coalesce(blog_comment.likes, 0)::bigint AS d1, NULL::text AS v1 FROM countercache_new AS blog_comment) r,
             LATERAL (VALUES (1341308473, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0
@@ -24,6 +29,7 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
+        END IF;
         INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
         SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Article.commenters */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL THEN blog_comment.article_id END AS k1, 1 AS d1, blog_comment.creator_id::text AS v1 FROM countercache_new AS blog_comment) r,
             LATERAL (VALUES (187538352, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0;
@@ -31,6 +37,12 @@ BEGIN
         SELECT s.c, s.k, s.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Article.mostLikes */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k1, 1 AS d1, NULL::text AS v1, CASE WHEN /* @CounterCache on Article.totalComments */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k2, 1 AS d2, NULL::text AS v2, CASE WHEN /* @CounterCache on Article.totalPublicComments */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k3, 1 AS d3, NULL::text AS v3, CASE WHEN /* @CounterCache on User.totalPublicComments */ blog_comment.creator_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.creator_id END AS k4, 1 AS d4, NULL::text AS v4 FROM countercache_new AS blog_comment) r,
             LATERAL (VALUES (2094792818, r.k1, r.v1, r.d1), (347335187, r.k2, r.v2, r.d2), (1324712807, r.k3, r.v3, r.d3), (1854263637, r.k4, r.v4, r.d4)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0) s;
         ELSIF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
+        IF current_setting('countercache.round', true) = 'on' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
+        ELSE
         WITH s AS (
             SELECT c, k, v, sum(d) AS d FROM (
             SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
@@ -43,6 +55,7 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
+        END IF;
         INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
         SELECT c, k, v, sum(d) AS d FROM (
             SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL) s) x
@@ -58,6 +71,12 @@ BEGIN
             SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
         ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
         ELSE
+        IF current_setting('countercache.round', true) = 'on' THEN
+        EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+        ELSE
         EXECUTE 'WITH s AS (
             SELECT c, k, v, sum(d) AS d FROM (
             SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
@@ -70,6 +89,7 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
+        END IF;
         EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
         SELECT c, k, v, sum(d) AS d FROM (
             SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s) x
@@ -87,6 +107,11 @@ BEGIN
         END IF;
     ELSIF TG_OP = 'DELETE' THEN
         IF NOT EXISTS (SELECT FROM countercache_old OFFSET 1) THEN
+        IF current_setting('countercache.round', true) = 'on' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Article.totalLikes */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, -coalesce(blog_comment.likes, 0)::bigint AS d1, NULL::text AS v1 FROM countercache_old AS blog_comment) r,
+            LATERAL (VALUES (1341308473, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0) s;
+        ELSE
         WITH s AS (
             SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Article.totalLikes */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, -coalesce(blog_comment.likes, 0)::bigint AS d1, NULL::text AS v1 FROM countercache_old AS blog_comment) r,
             LATERAL (VALUES (1341308473, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0
@@ -98,6 +123,7 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
+        END IF;
         INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
         SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Article.commenters */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL THEN blog_comment.article_id END AS k1, -1 AS d1, blog_comment.creator_id::text AS v1 FROM countercache_old AS blog_comment) r,
             LATERAL (VALUES (187538352, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0;
@@ -105,6 +131,12 @@ BEGIN
         SELECT s.c, s.k, s.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Article.mostLikes */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k1, 1 AS d1, NULL::text AS v1, CASE WHEN /* @CounterCache on Article.totalComments */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k2, -1 AS d2, NULL::text AS v2, CASE WHEN /* @CounterCache on Article.totalPublicComments */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.article_id END AS k3, -1 AS d3, NULL::text AS v3, CASE WHEN /* @CounterCache on User.totalPublicComments */ blog_comment.creator_id IS NOT NULL AND (publish_status = 'public') THEN blog_comment.creator_id END AS k4, -1 AS d4, NULL::text AS v4 FROM countercache_old AS blog_comment) r,
             LATERAL (VALUES (2094792818, r.k1, r.v1, r.d1), (347335187, r.k2, r.v2, r.d2), (1324712807, r.k3, r.v3, r.d3), (1854263637, r.k4, r.v4, r.d4)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0) s;
         ELSIF NOT EXISTS (SELECT FROM countercache_old OFFSET 1000) THEN
+        IF current_setting('countercache.round', true) = 'on' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
+        ELSE
         WITH s AS (
             SELECT c, k, v, sum(d) AS d FROM (
             SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
@@ -117,6 +149,7 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
+        END IF;
         INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
         SELECT c, k, v, sum(d) AS d FROM (
             SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL) s) x
@@ -132,6 +165,12 @@ BEGIN
             SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
         ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
         ELSE
+        IF current_setting('countercache.round', true) = 'on' THEN
+        EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+        ELSE
         EXECUTE 'WITH s AS (
             SELECT c, k, v, sum(d) AS d FROM (
             SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
@@ -144,6 +183,7 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
+        END IF;
         EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
         SELECT c, k, v, sum(d) AS d FROM (
             SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s) x
@@ -162,6 +202,11 @@ BEGIN
     ELSIF TG_OP = 'UPDATE' THEN
         SELECT CASE WHEN NOT EXISTS (SELECT FROM countercache_new OFFSET 1) THEN EXISTS (SELECT FROM (SELECT ROW(blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, blog_comment.article_id, (publish_status = 'public'), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_old AS blog_comment) o, (SELECT ROW(blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, blog_comment.article_id, (publish_status = 'public'), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_new AS blog_comment) n WHERE o.sig IS DISTINCT FROM n.sig) END INTO changed;
         IF changed THEN
+        IF current_setting('countercache.round', true) = 'on' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Article.totalLikes */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, -coalesce(blog_comment.likes, 0)::bigint AS d1, NULL::text AS v1, ROW(blog_comment.article_id, (true), blog_comment.likes) AS s1 FROM countercache_old AS blog_comment) o, (SELECT CASE WHEN /* @CounterCache on Article.totalLikes */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, coalesce(blog_comment.likes, 0)::bigint AS d1, NULL::text AS v1, ROW(blog_comment.article_id, (true), blog_comment.likes) AS s1 FROM countercache_new AS blog_comment) n,
+            LATERAL (VALUES (1341308473, o.k1, o.v1, o.d1, o.s1 IS DISTINCT FROM n.s1), (1341308473, n.k1, n.v1, n.d1, o.s1 IS DISTINCT FROM n.s1)) AS x(c, k, v, d, moved) WHERE x.moved AND x.k IS NOT NULL AND x.d <> 0) s;
+        ELSE
         WITH s AS (
             SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Article.totalLikes */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, -coalesce(blog_comment.likes, 0)::bigint AS d1, NULL::text AS v1, ROW(blog_comment.article_id, (true), blog_comment.likes) AS s1 FROM countercache_old AS blog_comment) o, (SELECT CASE WHEN /* @CounterCache on Article.totalLikes */ blog_comment.article_id IS NOT NULL AND (true) THEN blog_comment.article_id END AS k1, coalesce(blog_comment.likes, 0)::bigint AS d1, NULL::text AS v1, ROW(blog_comment.article_id, (true), blog_comment.likes) AS s1 FROM countercache_new AS blog_comment) n,
             LATERAL (VALUES (1341308473, o.k1, o.v1, o.d1, o.s1 IS DISTINCT FROM n.s1), (1341308473, n.k1, n.v1, n.d1, o.s1 IS DISTINCT FROM n.s1)) AS x(c, k, v, d, moved) WHERE x.moved AND x.k IS NOT NULL AND x.d <> 0
@@ -173,6 +218,7 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
+        END IF;
         INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
         SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Article.commenters */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL THEN blog_comment.article_id END AS k1, -1 AS d1, blog_comment.creator_id::text AS v1, ROW(blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id) AS s1 FROM countercache_old AS blog_comment) o, (SELECT CASE WHEN /* @CounterCache on Article.commenters */ blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL THEN blog_comment.article_id END AS k1, 1 AS d1, blog_comment.creator_id::text AS v1, ROW(blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id) AS s1 FROM countercache_new AS blog_comment) n,
             LATERAL (VALUES (187538352, o.k1, o.v1, o.d1, o.s1 IS DISTINCT FROM n.s1), (187538352, n.k1, n.v1, n.d1, o.s1 IS DISTINCT FROM n.s1)) AS x(c, k, v, d, moved) WHERE x.moved AND x.k IS NOT NULL AND x.d <> 0;
@@ -185,6 +231,14 @@ BEGIN
         IF NOT EXISTS (SELECT FROM (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, blog_comment.article_id, (publish_status = 'public'), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_new AS blog_comment) n LEFT JOIN (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, blog_comment.article_id, (publish_status = 'public'), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_old AS blog_comment) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL) THEN
             RETURN NULL;   -- nothing counted changed
         END IF;
+        IF current_setting('countercache.round', true) = 'on' THEN
+        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            UNION ALL
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
+        ELSE
         WITH s AS (
             SELECT c, k, v, sum(d) AS d FROM (
             SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
@@ -199,6 +253,7 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
+        END IF;
         INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
         SELECT c, k, v, sum(d) AS d FROM (
             SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL) s) x
@@ -228,6 +283,14 @@ BEGIN
         IF NOT changed THEN
             RETURN NULL;   -- nothing counted changed
         END IF;
+        IF current_setting('countercache.round', true) = 'on' THEN
+        EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            UNION ALL
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+        ELSE
         EXECUTE 'WITH s AS (
             SELECT c, k, v, sum(d) AS d FROM (
             SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
@@ -242,6 +305,7 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
+        END IF;
         EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
         SELECT c, k, v, sum(d) AS d FROM (
             SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s) x
@@ -271,6 +335,12 @@ BEGIN
         -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
         PERFORM countercache.require_read_committed('TRUNCATE of public.blog_comment',
             'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
+        IF current_setting('countercache.round', true) = 'on' THEN
+        EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
+            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+        ELSE
         EXECUTE 'WITH s AS (
             SELECT c, k, v, sum(d) AS d FROM (
             SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
@@ -283,6 +353,7 @@ BEGIN
         )
         INSERT INTO countercache.orphan (counter_id, target_id, delta, enqueued_at)
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
+        END IF;
         EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
         SELECT c, k, v, sum(d) AS d FROM (
             SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s) x
