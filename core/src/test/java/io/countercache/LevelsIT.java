@@ -139,6 +139,24 @@ class LevelsIT {
                 .containsExactly(List.of("1", "1"), List.of("2", "2"));
     }
 
+    /**
+     * Under DIRECT, a round's update of a level (here a recount's correction of product 1) fires the direct capture of
+     * the shop level inside the round. A writer holds shop 1: the round must not wait for it, so that capture queues,
+     * and a later round applies it. Without that the round would wait, time out and leave the correction undone.
+     */
+    @Test
+    void aRoundThatUpdatesALevelOfADirectPathQueuesTheLevelAboveInsteadOfWaiting() throws Exception {
+        install(Strategy.DIRECT, BlogSchema.BY_LEVELS);
+        db.execute("UPDATE product SET countercache_shop_approved_by_levels = 99 WHERE id = 1");
+        db.execute("SELECT countercache.recount(" + BlogSchema.PRODUCT_LEVEL.id() + ")");
+        Session writer = sessions.open("writer"), round = sessions.open("round");
+        writer.run("BEGIN; SELECT FROM shop WHERE id = 1 FOR UPDATE");
+        round.start("SELECT countercache.rollup(1000)").await();
+        assertThat(db.queryLong("SELECT countercache_shop_approved_by_levels FROM product WHERE id = 1")).isEqualTo(2);
+        writer.run("COMMIT");
+        assertExact();
+    }
+
     /** What a writer has not yet had rolled up reads exactly at the top, at whichever level it waits. */
     @Test
     void exactReadsAddWhatIsPendingAtEveryLevel() throws Exception {
