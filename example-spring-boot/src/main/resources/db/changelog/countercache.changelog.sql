@@ -1272,6 +1272,15 @@ AS $fn$
              GROUP BY u.col) x
 $fn$;
 
+-- One statement of a trigger body: as written, or run with EXECUTE (planned each time, for the statement at hand).
+CREATE OR REPLACE FUNCTION countercache.statement_sql(stmt text, dynamic boolean)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN dynamic THEN format(E'        EXECUTE %L;\n', stmt) ELSE format(E'        %s;\n', stmt) END
+$fn$;
+
 -- The statements that take the rows added and removed to each counter of cs by its strategy:
 --   queue, unlogged: one INSERT per key type into the queue (depesz's queue, or its unlogged twin);
 --   distinct (a queue counter of distinct values): one INSERT per key type into the queue of values, distinct_delta;
@@ -1297,6 +1306,7 @@ DECLARE
     c countercache.counter;
     out text := '';
     stmt text;
+    deltas text;
     queued text;
 BEGIN
     -- one group per strategy and key type; a direct counter's group is one target table
@@ -1310,13 +1320,15 @@ BEGIN
          ORDER BY 1, 2, 3, 4
     LOOP
         cs := g.members;
+        deltas := CASE WHEN g.strategy <> 'slotted' THEN countercache.deltas_sql(cs, added, removed, single) END;
+        -- the queue's insert: the strategy of queue and unlogged counters, and of direct ones inside a round
+        queued := format(E'INSERT INTO countercache.%I (counter_id, %I, delta)\n        SELECT s.c, s.k, s.d FROM (%s) s',
+                         CASE g.strategy WHEN 'unlogged' THEN 'delta_unlogged' ELSE 'delta' END, g.kc, deltas);
         IF g.strategy IN ('queue', 'unlogged') THEN
-            stmt := format(E'INSERT INTO countercache.%I (counter_id, %I, delta)\n        SELECT s.c, s.k, s.d FROM (%s) s',
-                CASE g.strategy WHEN 'queue' THEN 'delta' ELSE 'delta_unlogged' END, g.kc,
-                countercache.deltas_sql(cs, added, removed, single));
+            stmt := queued;
         ELSIF g.strategy = 'distinct' THEN
             stmt := format(E'INSERT INTO countercache.distinct_delta (counter_id, %I, value, delta)\n        %s', g.kc,
-                countercache.deltas_sql(cs, added, removed, single));
+                deltas);
         ELSIF g.strategy = 'direct' THEN
             stmt := format(E'WITH s AS (\n            %s\n        ), w AS (\n'
                                  || E'            SELECT s.k, %s FROM s GROUP BY s.k\n        ), u AS (\n'
@@ -1324,7 +1336,7 @@ BEGIN
                                  || E'              FROM w WHERE t.%I = w.k RETURNING t.%I AS k\n        )\n'
                                  || E'        INSERT INTO countercache.orphan (counter_id, %I, delta, enqueued_at)\n'
                                  || E'        SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)',
-                countercache.deltas_sql(cs, added, removed, single),
+                deltas,
                 (SELECT string_agg(format('sum(s.d) FILTER (WHERE s.c = %s) AS d%s', (cs[i]).id, i), ', ' ORDER BY i)
                    FROM generate_subscripts(cs, 1) i),
                 g.target_schema, g.target_table,
@@ -1338,16 +1350,11 @@ BEGIN
         END IF;
         IF g.strategy = 'direct' THEN
             -- fired by a rollup round's update (a level of a path): queue, for the round must never wait on a target
-            queued := format(E'INSERT INTO countercache.delta (counter_id, %I, delta)\n        SELECT s.c, s.k, s.d FROM (%s) s',
-                             g.kc, countercache.deltas_sql(cs, added, removed, single));
             out := out || E'        IF current_setting(''countercache.round'', true) = ''on'' THEN\n'
-                || CASE WHEN dynamic THEN format(E'        EXECUTE %L;\n', queued) ELSE format(E'        %s;\n', queued) END
-                || E'        ELSE\n'
-                || CASE WHEN dynamic THEN format(E'        EXECUTE %L;\n', stmt) ELSE format(E'        %s;\n', stmt) END
-                || E'        END IF;\n';
+                || countercache.statement_sql(queued, dynamic) || E'        ELSE\n'
+                || countercache.statement_sql(stmt, dynamic) || E'        END IF;\n';
         ELSIF g.strategy <> 'slotted' THEN
-            out := out || CASE WHEN dynamic THEN format(E'        EXECUTE %L;\n', stmt)
-                               ELSE format(E'        %s;\n', stmt) END;
+            out := out || countercache.statement_sql(stmt, dynamic);
         ELSE
             FOREACH c IN ARRAY cs LOOP
                 stmt := countercache.deltas_sql(ARRAY[c], added, removed, single) || ' ORDER BY k';
@@ -3743,7 +3750,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '677262d765408bd5' $fn$;
+AS $fn$ SELECT 'deb1614fd232396d' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
