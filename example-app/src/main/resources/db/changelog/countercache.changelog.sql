@@ -1192,17 +1192,22 @@ $fn$;
 
 -- Each counter's contributions from the rows added and removed (either side NULL), summed per counter (c), target (k)
 -- and value (v), so that a bulk statement yields one change per target and an update that changes nothing relevant none.
+-- Each counter is summed on its own and the sums are appended: a hash of one counter's keys instead of one of every
+-- counter's, which took a fifth off the fold of a 200,000-row DELETE with two counters (about 110 against 85 ms on
+-- PostgreSQL 18 here).
 CREATE OR REPLACE FUNCTION countercache.fold_sql(cs countercache.counter[], added text, removed text)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT E'SELECT c, k, v, sum(d) AS d FROM (\n            '
-        || string_agg(format('SELECT %s AS c, x.k, x.v, x.d FROM (%s) x', c.id, countercache.side_sql(c, s.side, s.sign)),
-                      E'\n            UNION ALL\n            ' ORDER BY c.name, s.sign DESC)
-        || E'\n        ) s GROUP BY c, k, v HAVING sum(d) <> 0'
-      FROM unnest(cs) c, (VALUES (added, 1), (removed, -1)) AS s(side, sign)
-     WHERE s.side IS NOT NULL
+    SELECT string_agg(format(E'SELECT %s AS c, x.k, x.v, sum(x.d) AS d FROM (\n            %s\n        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0',
+                             c.id,
+                             (SELECT string_agg(countercache.side_sql(c, s.side, s.sign), E'\n            UNION ALL\n            '
+                                                ORDER BY s.sign DESC)
+                                FROM (VALUES (added, 1), (removed, -1)) AS s(side, sign)
+                               WHERE s.side IS NOT NULL)),
+                      E'\n        UNION ALL\n        ' ORDER BY c.name)
+      FROM unnest(cs) c
 $fn$;
 
 -- The deltas of a statement that wrote one row (added and removed hold at most one each, either NULL): the row's
@@ -3750,7 +3755,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'deb1614fd232396d' $fn$;
+AS $fn$ SELECT 'c69952fcbee92a62' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

@@ -39,14 +39,14 @@ BEGIN
         ELSIF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
         IF current_setting('countercache.round', true) = 'on' THEN
         INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
+        SELECT s.c, s.k, s.d FROM (SELECT 1341308473 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
         ELSE
         WITH s AS (
-            SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0
+            SELECT 1341308473 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
         ), w AS (
             SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
         ), u AS (
@@ -57,30 +57,36 @@ BEGIN
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
         END IF;
         INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
-        SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0;
+        SELECT 187538352 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0;
         INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
-            UNION ALL
-            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-            UNION ALL
-            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
-            UNION ALL
-            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
+        SELECT s.c, s.k, s.d FROM (SELECT 2094792818 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 347335187 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1324712807 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1854263637 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
         ELSE
         IF current_setting('countercache.round', true) = 'on' THEN
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+        SELECT s.c, s.k, s.d FROM (SELECT 1341308473 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
         ELSE
         EXECUTE 'WITH s AS (
-            SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0
+            SELECT 1341308473 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
         ), w AS (
             SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
         ), u AS (
@@ -91,19 +97,25 @@ BEGIN
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
         END IF;
         EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
-        SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0';
+        SELECT 187538352 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
-            UNION ALL
-            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-            UNION ALL
-            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
-            UNION ALL
-            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+        SELECT s.c, s.k, s.d FROM (SELECT 2094792818 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 347335187 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1324712807 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1854263637 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
         END IF;
     ELSIF TG_OP = 'DELETE' THEN
         IF NOT EXISTS (SELECT FROM countercache_old OFFSET 1) THEN
@@ -133,14 +145,14 @@ BEGIN
         ELSIF NOT EXISTS (SELECT FROM countercache_old OFFSET 1000) THEN
         IF current_setting('countercache.round', true) = 'on' THEN
         INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
+        SELECT s.c, s.k, s.d FROM (SELECT 1341308473 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
         ELSE
         WITH s AS (
-            SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0
+            SELECT 1341308473 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
         ), w AS (
             SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
         ), u AS (
@@ -151,30 +163,36 @@ BEGIN
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
         END IF;
         INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
-        SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0;
+        SELECT 187538352 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0;
         INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
-            UNION ALL
-            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-            UNION ALL
-            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
-            UNION ALL
-            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
+        SELECT s.c, s.k, s.d FROM (SELECT 2094792818 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 347335187 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1324712807 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1854263637 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
         ELSE
         IF current_setting('countercache.round', true) = 'on' THEN
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+        SELECT s.c, s.k, s.d FROM (SELECT 1341308473 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
         ELSE
         EXECUTE 'WITH s AS (
-            SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0
+            SELECT 1341308473 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
         ), w AS (
             SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
         ), u AS (
@@ -185,19 +203,25 @@ BEGIN
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
         END IF;
         EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
-        SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0';
+        SELECT 187538352 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
-            UNION ALL
-            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-            UNION ALL
-            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
-            UNION ALL
-            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+        SELECT s.c, s.k, s.d FROM (SELECT 2094792818 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 347335187 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1324712807 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1854263637 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
         END IF;
     ELSIF TG_OP = 'UPDATE' THEN
         SELECT CASE WHEN NOT EXISTS (SELECT FROM countercache_new OFFSET 1) THEN EXISTS (SELECT FROM (SELECT ROW(blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, blog_comment.article_id, (publish_status = 'public'), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_old AS blog_comment) o, (SELECT ROW(blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, blog_comment.article_id, (publish_status = 'public'), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = 'public'), blog_comment.creator_id, (publish_status = 'public')) AS sig FROM countercache_new AS blog_comment) n WHERE o.sig IS DISTINCT FROM n.sig) END INTO changed;
@@ -233,18 +257,18 @@ BEGIN
         END IF;
         IF current_setting('countercache.round', true) = 'on' THEN
         INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT 1341308473 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
             UNION ALL
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
         ELSE
         WITH s AS (
-            SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            SELECT 1341308473 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
             UNION ALL
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
         ), w AS (
             SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
         ), u AS (
@@ -255,29 +279,35 @@ BEGIN
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k);
         END IF;
         INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
-        SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL) s) x
+        SELECT 187538352 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL) s
             UNION ALL
-            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0;
+            SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public') AND blog_comment.creator_id IS NOT NULL) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0;
         INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT 2094792818 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s
             UNION ALL
-            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
+            SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 347335187 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
             UNION ALL
-            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1324712807 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s
             UNION ALL
-            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1854263637 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s
             UNION ALL
-            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
-            UNION ALL
-            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = 'public')) s) x
-            UNION ALL
-            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
-            UNION ALL
-            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
+            SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = 'public')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
         ELSE
         EXECUTE 'SELECT EXISTS (SELECT FROM (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (publish_status = ''public''), blog_comment.creator_id, blog_comment.article_id, (publish_status = ''public''), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = ''public''), blog_comment.creator_id, (publish_status = ''public'')) AS sig FROM countercache_new AS blog_comment) n LEFT JOIN (SELECT blog_comment.id AS k1, ROW(blog_comment.article_id, (publish_status = ''public''), blog_comment.creator_id, blog_comment.article_id, (publish_status = ''public''), blog_comment.likes, blog_comment.article_id, (true), blog_comment.article_id, (true), blog_comment.likes, blog_comment.article_id, (publish_status = ''public''), blog_comment.creator_id, (publish_status = ''public'')) AS sig FROM countercache_old AS blog_comment) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL)' INTO changed;
         IF NOT changed THEN
@@ -285,18 +315,18 @@ BEGIN
         END IF;
         IF current_setting('countercache.round', true) = 'on' THEN
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT 1341308473 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
             UNION ALL
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
         ELSE
         EXECUTE 'WITH s AS (
-            SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            SELECT 1341308473 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
             UNION ALL
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
         ), w AS (
             SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
         ), u AS (
@@ -307,29 +337,35 @@ BEGIN
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
         END IF;
         EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
-        SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s) x
+        SELECT 187538352 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s
             UNION ALL
-            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0';
+            SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT 2094792818 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s
             UNION ALL
-            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
+            SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 347335187 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
             UNION ALL
-            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1324712807 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s
             UNION ALL
-            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
+            SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1854263637 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s
             UNION ALL
-            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
-            UNION ALL
-            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
-            UNION ALL
-            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
-            UNION ALL
-            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+            SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
         END IF;
     ELSIF TG_OP = 'TRUNCATE' THEN
         -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
@@ -337,14 +373,14 @@ BEGIN
             'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
         IF current_setting('countercache.round', true) = 'on' THEN
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+        SELECT s.c, s.k, s.d FROM (SELECT 1341308473 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
         ELSE
         EXECUTE 'WITH s AS (
-            SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1341308473 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0
+            SELECT 1341308473 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -coalesce(blog_comment.likes, 0)::bigint AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
         ), w AS (
             SELECT s.k, sum(s.d) FILTER (WHERE s.c = 1341308473) AS d1 FROM s GROUP BY s.k
         ), u AS (
@@ -355,19 +391,25 @@ BEGIN
         SELECT s.c, s.k, s.d, now() FROM s WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.k = s.k)';
         END IF;
         EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_id, value, delta)
-        SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 187538352 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0';
+        SELECT 187538352 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.commenters */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, blog_comment.creator_id::text AS v, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'') AND blog_comment.creator_id IS NOT NULL) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 2094792818 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
-            UNION ALL
-            SELECT 347335187 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s) x
-            UNION ALL
-            SELECT 1324712807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s) x
-            UNION ALL
-            SELECT 1854263637 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+        SELECT s.c, s.k, s.d FROM (SELECT 2094792818 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.mostLikes */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, 1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 347335187 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1324712807 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Article.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.article_id AS f, NULL::text AS v, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.article_id IS NOT NULL AND (publish_status = ''public'')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1854263637 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on User.totalPublicComments */ s.f AS k, s.v, s.d FROM (SELECT blog_comment.creator_id AS f, NULL::text AS v, -1 AS d FROM public.blog_comment AS blog_comment WHERE blog_comment.creator_id IS NOT NULL AND (publish_status = ''public'')) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
     END IF;
     RETURN NULL;
 END

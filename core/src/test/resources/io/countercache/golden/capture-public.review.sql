@@ -18,26 +18,38 @@ BEGIN
             LATERAL (VALUES (11400920, r.k1, r.v1, r.d1), (1551684280, r.k2, r.v2, r.d2), (2019686914, r.k3, r.v3, r.d3), (592141636, r.k4, r.v4, r.d4)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0) s;
         ELSIF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
         INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 11400920 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
-            UNION ALL
-            SELECT 1551684280 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
-            UNION ALL
-            SELECT 2019686914 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-            UNION ALL
-            SELECT 592141636 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
+        SELECT s.c, s.k, s.d FROM (SELECT 11400920 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1551684280 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 2019686914 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 592141636 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
         ELSE
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 11400920 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
-            UNION ALL
-            SELECT 1551684280 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
-            UNION ALL
-            SELECT 2019686914 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-            UNION ALL
-            SELECT 592141636 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+        SELECT s.c, s.k, s.d FROM (SELECT 11400920 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1551684280 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 2019686914 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 592141636 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
         END IF;
     ELSIF TG_OP = 'DELETE' THEN
         IF NOT EXISTS (SELECT FROM countercache_old OFFSET 1) THEN
@@ -48,27 +60,39 @@ BEGIN
         ELSIF NOT EXISTS (SELECT FROM countercache_old OFFSET 1000) THEN
         PERFORM FROM public.product v WHERE v.id IN (SELECT x.product_id FROM countercache_old x) ORDER BY v.id FOR KEY SHARE OF v;
         INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 11400920 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
-            UNION ALL
-            SELECT 1551684280 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
-            UNION ALL
-            SELECT 2019686914 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-            UNION ALL
-            SELECT 592141636 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
+        SELECT s.c, s.k, s.d FROM (SELECT 11400920 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1551684280 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 2019686914 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 592141636 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
         ELSE
         EXECUTE 'SELECT FROM public.product v WHERE v.id IN (SELECT x.product_id FROM countercache_old x) ORDER BY v.id FOR KEY SHARE OF v';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 11400920 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
-            UNION ALL
-            SELECT 1551684280 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
-            UNION ALL
-            SELECT 2019686914 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-            UNION ALL
-            SELECT 592141636 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+        SELECT s.c, s.k, s.d FROM (SELECT 11400920 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1551684280 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 2019686914 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 592141636 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
         END IF;
     ELSIF TG_OP = 'UPDATE' THEN
         SELECT CASE WHEN NOT EXISTS (SELECT FROM countercache_new OFFSET 1) THEN EXISTS (SELECT FROM (SELECT ROW(review.product_id, (approved), review.product_id, (approved), review.stars, review.product_id, (approved), review.product_id, (true), review.stars) AS sig FROM countercache_old AS review) o, (SELECT ROW(review.product_id, (approved), review.product_id, (approved), review.stars, review.product_id, (approved), review.product_id, (true), review.stars) AS sig FROM countercache_new AS review) n WHERE o.sig IS DISTINCT FROM n.sig) END INTO changed;
@@ -85,23 +109,29 @@ BEGIN
         END IF;
         PERFORM FROM public.product v WHERE v.id IN (SELECT x.product_id FROM countercache_old x) ORDER BY v.id FOR KEY SHARE OF v;
         INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 11400920 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT 11400920 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s
             UNION ALL
-            SELECT 11400920 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+            SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1551684280 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s
             UNION ALL
-            SELECT 1551684280 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+            SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 2019686914 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
             UNION ALL
-            SELECT 1551684280 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+            SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 592141636 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
             UNION ALL
-            SELECT 2019686914 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-            UNION ALL
-            SELECT 2019686914 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-            UNION ALL
-            SELECT 592141636 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-            UNION ALL
-            SELECT 592141636 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
+            SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
         ELSE
         EXECUTE 'SELECT EXISTS (SELECT FROM (SELECT review.id AS k1, ROW(review.product_id, (approved), review.product_id, (approved), review.stars, review.product_id, (approved), review.product_id, (true), review.stars) AS sig FROM countercache_new AS review) n LEFT JOIN (SELECT review.id AS k1, ROW(review.product_id, (approved), review.product_id, (approved), review.stars, review.product_id, (approved), review.product_id, (true), review.stars) AS sig FROM countercache_old AS review) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL)' INTO changed;
         IF NOT changed THEN
@@ -109,23 +139,29 @@ BEGIN
         END IF;
         EXECUTE 'SELECT FROM public.product v WHERE v.id IN (SELECT x.product_id FROM countercache_old x) ORDER BY v.id FOR KEY SHARE OF v';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 11400920 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT 11400920 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s
             UNION ALL
-            SELECT 11400920 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+            SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1551684280 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s
             UNION ALL
-            SELECT 1551684280 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+            SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 2019686914 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
             UNION ALL
-            SELECT 1551684280 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
+            SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 592141636 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
             UNION ALL
-            SELECT 2019686914 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-            UNION ALL
-            SELECT 2019686914 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-            UNION ALL
-            SELECT 592141636 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM countercache_new AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-            UNION ALL
-            SELECT 592141636 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+            SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
         END IF;
     ELSIF TG_OP = 'TRUNCATE' THEN
         -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
@@ -133,15 +169,21 @@ BEGIN
             'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
         EXECUTE 'SELECT FROM public.product v WHERE v.id IN (SELECT x.product_id FROM public.review x) ORDER BY v.id FOR KEY SHARE OF v';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_id, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 11400920 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM public.review AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
-            UNION ALL
-            SELECT 1551684280 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM public.review AS review WHERE review.product_id IS NOT NULL AND (approved)) s) x
-            UNION ALL
-            SELECT 2019686914 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM public.review AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-            UNION ALL
-            SELECT 592141636 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM public.review AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+        SELECT s.c, s.k, s.d FROM (SELECT 11400920 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Product.approvedReviews */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM public.review AS review WHERE review.product_id IS NOT NULL AND (approved)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 1551684280 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Product.stars */ s.f AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM public.review AS review WHERE review.product_id IS NOT NULL AND (approved)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 2019686914 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.approvedReviews */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM public.review AS review WHERE review.product_id IS NOT NULL AND (approved)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 592141636 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM public.review AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
     END IF;
     RETURN NULL;
 END

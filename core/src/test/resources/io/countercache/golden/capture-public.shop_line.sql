@@ -26,36 +26,40 @@ BEGIN
                        FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s;
         ELSIF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
         INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
-        SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0;
+        SELECT 1066643295 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0;
         INSERT INTO countercache.delta (counter_id, target_uuid, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-            UNION ALL
-            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
+        SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) p,
+        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT 1200304570 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) p,
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
                        FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s;
         ELSE
         EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
-        SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0';
+        SELECT 1066643295 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_uuid, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-            UNION ALL
-            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+        SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
         EXECUTE 'INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) p,
+        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT 1200304570 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) p,
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
                        FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s';
         END IF;
@@ -74,36 +78,40 @@ BEGIN
                        FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s;
         ELSIF NOT EXISTS (SELECT FROM countercache_old OFFSET 1000) THEN
         INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
-        SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0;
+        SELECT 1066643295 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0;
         INSERT INTO countercache.delta (counter_id, target_uuid, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-            UNION ALL
-            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
+        SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) p,
+        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT 1200304570 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) p,
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
                        FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s;
         ELSE
         EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
-        SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0';
+        SELECT 1066643295 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_uuid, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-            UNION ALL
-            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+        SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
         EXECUTE 'INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) p,
+        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT 1200304570 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) p,
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
                        FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s';
         END IF;
@@ -128,27 +136,29 @@ BEGIN
             RETURN NULL;   -- nothing counted changed
         END IF;
         INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
-        SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
+        SELECT 1066643295 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s
             UNION ALL
-            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0;
+            SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0;
         INSERT INTO countercache.delta (counter_id, target_uuid, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
             UNION ALL
-            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
             UNION ALL
-            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-            UNION ALL
-            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s;
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT 1200304570 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
             UNION ALL
-            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) p,
+            SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) p,
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
                        FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s;
         ELSE
@@ -157,27 +167,29 @@ BEGIN
             RETURN NULL;   -- nothing counted changed
         END IF;
         EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
-        SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
+        SELECT 1066643295 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s
             UNION ALL
-            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0';
+            SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_uuid, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
             UNION ALL
-            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
             UNION ALL
-            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-            UNION ALL
-            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
         EXECUTE 'INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
+        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT 1200304570 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
             UNION ALL
-            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) p,
+            SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) p,
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
                        FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s';
         END IF;
@@ -186,19 +198,21 @@ BEGIN
         PERFORM countercache.require_read_committed('TRUNCATE of public.shop_line',
             'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
         EXECUTE 'INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
-        SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1066643295 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0';
+        SELECT 1066643295 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0';
         EXECUTE 'INSERT INTO countercache.delta (counter_id, target_uuid, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 67735581 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-            UNION ALL
-            SELECT 416516304 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) s';
+        SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
         EXECUTE 'INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
-        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 1200304570 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0) p,
+        SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT 1200304570 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) p,
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
                        FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s';
     END IF;

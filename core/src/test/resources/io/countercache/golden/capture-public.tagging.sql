@@ -35,9 +35,9 @@ BEGIN
             END IF;
         END LOOP;
         ELSIF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
-        FOR r IN SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 314919807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0 ORDER BY k LOOP
+        FOR r IN SELECT 314919807 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0 ORDER BY k LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
                 UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
@@ -56,9 +56,9 @@ BEGIN
             END IF;
         END LOOP;
         ELSE
-        FOR r IN EXECUTE 'SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 314919807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0 ORDER BY k' LOOP
+        FOR r IN EXECUTE 'SELECT 314919807 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0 ORDER BY k' LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
                 UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
@@ -99,9 +99,9 @@ BEGIN
             END IF;
         END LOOP;
         ELSIF NOT EXISTS (SELECT FROM countercache_old OFFSET 1000) THEN
-        FOR r IN SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 314919807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0 ORDER BY k LOOP
+        FOR r IN SELECT 314919807 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0 ORDER BY k LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
                 UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
@@ -120,9 +120,9 @@ BEGIN
             END IF;
         END LOOP;
         ELSE
-        FOR r IN EXECUTE 'SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 314919807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0 ORDER BY k' LOOP
+        FOR r IN EXECUTE 'SELECT 314919807 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0 ORDER BY k' LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
                 UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
@@ -169,11 +169,11 @@ BEGIN
         IF NOT EXISTS (SELECT FROM (SELECT tagging.id AS k1, ROW(tagging.tag_id, (true)) AS sig FROM countercache_new AS tagging) n LEFT JOIN (SELECT tagging.id AS k1, ROW(tagging.tag_id, (true)) AS sig FROM countercache_old AS tagging) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL) THEN
             RETURN NULL;   -- nothing counted changed
         END IF;
-        FOR r IN SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 314919807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
+        FOR r IN SELECT 314919807 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
             UNION ALL
-            SELECT 314919807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0 ORDER BY k LOOP
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0 ORDER BY k LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
                 UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
@@ -196,11 +196,11 @@ BEGIN
         IF NOT changed THEN
             RETURN NULL;   -- nothing counted changed
         END IF;
-        FOR r IN EXECUTE 'SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 314919807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
+        FOR r IN EXECUTE 'SELECT 314919807 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
             UNION ALL
-            SELECT 314919807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0 ORDER BY k' LOOP
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0 ORDER BY k' LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
                 UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
@@ -223,9 +223,9 @@ BEGIN
         -- BEFORE TRUNCATE, under its ACCESS EXCLUSIVE lock: take back what every row counted
         PERFORM countercache.require_read_committed('TRUNCATE of public.tagging',
             'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
-        FOR r IN EXECUTE 'SELECT c, k, v, sum(d) AS d FROM (
-            SELECT 314919807 AS c, x.k, x.v, x.d FROM (SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM public.tagging AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s) x
-        ) s GROUP BY c, k, v HAVING sum(d) <> 0 ORDER BY k' LOOP
+        FOR r IN EXECUTE 'SELECT 314919807 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM public.tagging AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0 ORDER BY k' LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
                 UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
