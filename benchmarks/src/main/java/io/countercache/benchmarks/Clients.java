@@ -106,8 +106,8 @@ final class Clients {
         RollupLoop(Server.Db db, Variant variant) {
             String sql = variant.rollupSql(10_000);
             thread = new Thread(() -> {
-                if (sql == null) {
-                    return;
+                if (sql == null || Boolean.getBoolean("benchmarks.rollupPaused")) {
+                    return;   // paused: to tell what the rollup's updates cost the writers from what their capture does
                 }
                 try (Connection c = db.connect(); var st = c.createStatement()) {
                     while (running) {

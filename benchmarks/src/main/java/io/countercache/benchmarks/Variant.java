@@ -36,7 +36,13 @@ enum Variant {
     /** countercache, strategy slotted (16 slots). */
     LIBRARY_SLOTTED("SELECT countercache.rollup(%d)"),
     /** countercache, strategy direct: the capture updates the counters in the writer's transaction. */
-    LIBRARY_DIRECT("SELECT countercache.rollup(%d)");
+    LIBRARY_DIRECT("SELECT countercache.rollup(%d)"),
+    /**
+     * No counter: the library's trigger machinery alone (statement triggers with transition tables, on a SECURITY
+     * DEFINER function with a pinned search_path) that returns at once. The floor of a capture kept safe from the
+     * application's roles; scenario 11 only.
+     */
+    TRIGGER_ONLY(null);
 
     static final String TABLES = """
             CREATE TABLE blog_user (id bigint PRIMARY KEY, username text NOT NULL,
@@ -151,6 +157,18 @@ enum Variant {
             FOR EACH ROW EXECUTE FUNCTION counters_queue_capture();
             """;
 
+    // TRIGGER_ONLY: what the library's capture costs before its first query.
+    static final String TRIGGER_ONLY_SQL = """
+            CREATE FUNCTION trigger_only() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+            SET search_path = pg_catalog, pg_temp AS $$ BEGIN RETURN NULL; END $$;
+            CREATE TRIGGER trigger_only_insert AFTER INSERT ON blog_comment REFERENCING NEW TABLE AS n
+            FOR EACH STATEMENT EXECUTE FUNCTION trigger_only();
+            CREATE TRIGGER trigger_only_update AFTER UPDATE ON blog_comment REFERENCING OLD TABLE AS o NEW TABLE AS n
+            FOR EACH STATEMENT EXECUTE FUNCTION trigger_only();
+            CREATE TRIGGER trigger_only_delete AFTER DELETE ON blog_comment REFERENCING OLD TABLE AS o
+            FOR EACH STATEMENT EXECUTE FUNCTION trigger_only();
+            """;
+
     static final TableName COMMENT = new TableName("public", "blog_comment");
     static final List<CounterDefinition> COUNTERS = List.of(
             new CounterDefinition("Article.totalPublicComments", new TableName("public", "blog_article"), "id",
@@ -203,6 +221,7 @@ enum Variant {
                     st.execute("INSERT INTO counters SELECT 'u' || g FROM generate_series(1, " + users + ") g");
                 }
                 case DJANGO -> st.execute(DJANGO_SQL);
+                case TRIGGER_ONLY -> st.execute(TRIGGER_ONLY_SQL);
                 default -> { }
             }
             if (isLibrary()) {
