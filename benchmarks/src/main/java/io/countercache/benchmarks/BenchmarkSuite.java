@@ -116,6 +116,7 @@ public final class BenchmarkSuite {
                     folds.put(fold, s.rollup(fold));
                 }
                 report.rollup(s.rollupDeltas(), folds);
+                report.rollupWorkers(s.rollupWorkers(1000));
             }
             if (runs(only, "6")) {
                 System.out.println("6. staleness");
@@ -368,6 +369,13 @@ public final class BenchmarkSuite {
             chart.getStyler().setLegendVisible(true);
             BitmapEncoder.saveBitmap(chart, out.resolve("img/" + img("rollup")).toString(), BitmapEncoder.BitmapFormat.PNG);
             body.append("\n![rollup](img/").append(img("rollup")).append(".png)\n");
+        }
+
+        void rollupWorkers(double[] rates) {
+            body.append(String.format(Locale.ROOT, "%nThe library's rollup at 1,000 per target, one worker and then two"
+                    + " at once on the same queue (each drains in rounds of 10,000): %,.0f and %,.0f deltas/s, %.2fx.%n",
+                    rates[0], rates[1], rates[1] / rates[0]));
+            goal("rollup at 1,000 per target: two workers / one", rates[1] / rates[0], ">= 1.8", rates[1] / rates[0] >= 1.8);
         }
 
         void staleness(List<Scenarios.Staleness> runs) {

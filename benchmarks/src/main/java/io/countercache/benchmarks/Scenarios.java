@@ -280,6 +280,55 @@ final class Scenarios {
         return results;
     }
 
+    /**
+     * 5b. The library's rollup with one worker and with two, side by side in one database: {@code deltas} queued at
+     * {@code fold} per target, drained by one connection and then, queued again, by two at once (rounds of 10,000).
+     * Deltas per second, one worker first.
+     */
+    double[] rollupWorkers(int fold) throws Exception {
+        int deltas = rollupDeltas(), targets = deltas / fold;
+        try (Server.Db db = server.newDatabase("rollup_workers"); Connection c = db.connect()) {
+            LIBRARY.setUp(c, 10, targets);
+            String queue = "countercache.delta", g = "1 + g % " + targets;
+            double[] rates = new double[2];
+            try (Statement st = c.createStatement()) {
+                drain(db, st, LIBRARY, queue, fill(LIBRARY, queue, g, deltas / 10));   // warm-up, untimed
+                for (int workers = 1; workers <= 2; workers++) {
+                    st.execute(fill(LIBRARY, queue, g, deltas));
+                    st.execute("VACUUM ANALYZE");
+                    long t0 = System.nanoTime();
+                    List<Thread> threads = new ArrayList<>();
+                    List<Exception> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+                    for (int w = 0; w < workers; w++) {
+                        Thread t = new Thread(() -> {
+                            try (Connection wc = db.connect(); Statement ws = wc.createStatement()) {
+                                drain(db, ws, LIBRARY, queue, null);
+                            } catch (Exception e) {
+                                failures.add(e);
+                            }
+                        });
+                        t.start();
+                        threads.add(t);
+                    }
+                    for (Thread t : threads) {
+                        t.join();
+                    }
+                    if (!failures.isEmpty()) {
+                        throw failures.get(0);
+                    }
+                    rates[workers - 1] = deltas / ((System.nanoTime() - t0) / 1e9);
+                    log("  rollup %,d deltas over %,d targets, %d worker(s) %,12.0f deltas/s", deltas, targets, workers,
+                            rates[workers - 1]);
+                }
+            }
+            long sum = db.queryLong("SELECT sum(total_public_comments) FROM blog_article");
+            if (sum != 2L * deltas + deltas / 10) {
+                throw new IllegalStateException("two workers applied " + sum + " of " + (2L * deltas + deltas / 10) + " deltas");
+            }
+            return rates;
+        }
+    }
+
     private static String fill(Variant v, String queue, String g, int deltas) {
         return switch (v) {
             case DEPESZ -> "INSERT INTO counters_queue (counter_name, value_change) SELECT 'a' || (" + g

@@ -223,8 +223,9 @@ $fn$;
 -- Each counter's contributions from the rows added and removed (either side NULL), summed per counter (c), target (k)
 -- and value (v), so that a bulk statement yields one change per target and an update that changes nothing relevant none.
 -- Each counter is summed on its own and the sums are appended: a hash of one counter's keys instead of one of every
--- counter's, which took a fifth off the fold of a 200,000-row DELETE with two counters (about 110 against 85 ms on
--- PostgreSQL 18 here).
+-- counter's, which took 10 to 19% off the fold of a 200,000-row statement with two counters (67 against 83 ms for an
+-- INSERT, 53 against 59 for a DELETE, on PostgreSQL 18 here), and groups a distinct counter's values in their own
+-- collation. Each counter's hash may take work_mem.
 CREATE OR REPLACE FUNCTION countercache.fold_sql(cs countercache.counter[], added text, removed text)
 RETURNS text
 LANGUAGE sql STABLE
