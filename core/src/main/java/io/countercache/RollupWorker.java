@@ -26,6 +26,8 @@ import java.util.function.LongPredicate;
  * <p>Any number of workers may run against one database, in one JVM or many: the rollup claims deltas with
  * {@code FOR UPDATE SKIP LOCKED}, so workers never apply a delta twice and never wait for one another's claims. Each
  * round is one transaction: if it fails, or its connection dies, it rolls back and its deltas are back in the queue.
+ * Workers that share a queue apply disjoint targets, and so add speed, when each is given {@link Builder#lanes} equal
+ * to their number.
  *
  * <pre>{@code
  * RollupWorker worker = RollupWorker.builder(dataSource).batchSize(10_000).build().start();
@@ -51,6 +53,7 @@ public final class RollupWorker implements AutoCloseable {
 
     private final ConnectionSource connections;
     private final int batchSize;
+    private final int lanes;
     private final Duration pollInterval;
     private final Duration maxBackoff;
     private final Duration shutdownTimeout;
@@ -69,12 +72,13 @@ public final class RollupWorker implements AutoCloseable {
     private RollupWorker(Builder b) {
         this.connections = b.connections;
         this.batchSize = b.batchSize;
+        this.lanes = b.lanes;
         this.pollInterval = b.pollInterval;
         this.maxBackoff = b.maxBackoff;
         this.shutdownTimeout = b.shutdownTimeout;
         this.name = b.name;
         this.listener = b.listener;
-        this.round = new Round(name, batchSize, listener);
+        this.round = new Round(name, batchSize, lanes, listener);
     }
 
     /** Starts configuring a worker that takes its connections from {@code dataSource}. */
@@ -116,7 +120,7 @@ public final class RollupWorker implements AutoCloseable {
         thread = new Thread(this::run, name);
         thread.setDaemon(true);
         thread.start();
-        log.info("{} started (batch size {}, poll interval {} ms)", name, batchSize, pollInterval.toMillis());
+        log.info("{} started (batch size {}, lanes {}, poll interval {} ms)", name, batchSize, lanes, pollInterval.toMillis());
         return this;
     }
 
@@ -290,7 +294,7 @@ public final class RollupWorker implements AutoCloseable {
      */
     private long rounds(LongPredicate goOn) throws SQLException {
         boolean own = Thread.currentThread() == thread;
-        Round rounds = own ? round : new Round(name, batchSize, listener);
+        Round rounds = own ? round : new Round(name, batchSize, lanes, listener);
         Connection c = connections.open();
         if (own) {
             inFlightConnection = c;
@@ -338,6 +342,7 @@ public final class RollupWorker implements AutoCloseable {
     public static final class Builder {
         private final ConnectionSource connections;
         private int batchSize = DEFAULT_BATCH_SIZE;
+        private int lanes = 1;
         private Duration pollInterval = Duration.ofMillis(DEFAULT_POLL_INTERVAL_MILLIS);
         private Duration maxBackoff = Duration.ofMillis(DEFAULT_MAX_BACKOFF_MILLIS);
         private Duration shutdownTimeout = Duration.ofMillis(DEFAULT_SHUTDOWN_TIMEOUT_MILLIS);
@@ -351,6 +356,16 @@ public final class RollupWorker implements AutoCloseable {
         /** Deltas claimed per round, each round one transaction. Default: {@value #DEFAULT_BATCH_SIZE}. */
         public Builder batchSize(int batchSize) {
             this.batchSize = batchSize;
+            return this;
+        }
+
+        /**
+         * The number of lanes the queue is split into by target: each round claims the deltas of one lane that no other
+         * worker with the same number of lanes holds, so that workers apply disjoint targets instead of handing back
+         * each other's rows. Give every worker of a database the number of workers. Default: 1, every delta.
+         */
+        public Builder lanes(int lanes) {
+            this.lanes = lanes;
             return this;
         }
 
@@ -390,6 +405,9 @@ public final class RollupWorker implements AutoCloseable {
         public RollupWorker build() {
             if (batchSize < 1) {
                 throw new IllegalArgumentException("batchSize must be at least 1, got " + batchSize);
+            }
+            if (lanes < 1) {
+                throw new IllegalArgumentException("lanes must be at least 1, got " + lanes);
             }
             if (pollInterval.isNegative() || pollInterval.isZero()) {
                 throw new IllegalArgumentException("pollInterval must be positive, got " + pollInterval);

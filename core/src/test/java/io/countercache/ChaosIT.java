@@ -84,7 +84,9 @@ class ChaosIT {
 
         List<RollupWorker> workers = new ArrayList<>();
         for (int i = 1; i <= 2; i++) {
-            workers.add(RollupWorker.builder(db.dataSource()).batchSize(40).pollInterval(Duration.ofMillis(10))
+            int lanes = 1 + seeds.nextInt(2);   // in lanes of their own, sharing every lane, or one of each
+            System.out.println("ChaosIT worker " + i + ": " + lanes + " lane(s)");
+            workers.add(RollupWorker.builder(db.dataSource()).batchSize(40).lanes(lanes).pollInterval(Duration.ofMillis(10))
                     .name("chaos-rollup-" + i).build().start());
         }
         ExecutorService pool = Executors.newCachedThreadPool();

@@ -68,6 +68,38 @@ class InterleavingsIT {
         assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE id = 1")).isEqualTo(1);
     }
 
+    /**
+     * Two rounds at once over comments on two articles, interleaved in the queue, with batches of 10 while there are
+     * 20 comments. In lanes (lanes = 2, the articles in different lanes) the second round applies the other article's
+     * deltas while the first holds its own; sharing every lane (lanes = 1) it claims deltas of the rows the first
+     * holds, hands them all back, and applies nothing.
+     */
+    @Test
+    void aSecondRoundInLanesAppliesOtherTargetsInsteadOfHandingBackTheFirstRoundsRows() throws Exception {
+        db.execute("INSERT INTO blog_article (id) SELECT g FROM generate_series(3, 10) g");
+        long other = db.queryLong("SELECT min(a.id) FROM blog_article a"
+                + " WHERE countercache.lane_of(a.id, NULL, 2) <> countercache.lane_of(1, NULL, 2)");
+        assertThat(secondRoundConsumes(2, other)).as("in lanes").isPositive();
+        assertExact();
+        assertThat(secondRoundConsumes(1, other)).as("sharing every lane").isZero();
+        assertExact();
+    }
+
+    private long secondRoundConsumes(int lanes, long other) throws Exception {
+        Session first = sessions.open("first " + lanes), second = sessions.open("second " + lanes);
+        for (int i = 0; i < 10; i++) {
+            db.execute(comment(1) + "; " + comment(other));
+        }
+        String round = "SELECT coalesce(sum(r.consumed), 0) FROM countercache.rollup_report(10, false, " + lanes + ") r";
+        first.run("BEGIN");
+        assertThat(first.queryLong(round)).isPositive();
+        second.run("BEGIN");
+        long consumed = second.queryLong(round);   // never waits for the first round
+        second.run("COMMIT");
+        first.run("COMMIT");
+        return consumed;
+    }
+
     @Test
     void aRecountNeverMakesAWriterWait() throws Exception {
         Session maintenance = sessions.open("maintenance"), writer = sessions.open("writer");

@@ -27,6 +27,8 @@ public final class Round {
     private static final Logger log = LoggerFactory.getLogger(Round.class);
     private static final String ROLLUP = "SELECT r.counter_id, r.consumed, r.target_ids, r.target_uuids"
             + " FROM countercache.rollup_report(?, ?) r";
+    private static final String ROLLUP_IN_LANES = "SELECT r.counter_id, r.consumed, r.target_ids, r.target_uuids"
+            + " FROM countercache.rollup_report(?, ?, ?) r";
     private static final String RECOUNT_STEP = "SELECT s.targets FROM countercache.recount_next(?) s";
     private static final String PRUNE = "SELECT countercache.prune_limit_usage(?), countercache.prune_slots(?),"
             + " countercache.prune_buckets(?)";
@@ -40,6 +42,7 @@ public final class Round {
 
     private final String name;
     private final int batchSize;
+    private final int lanes;
     private final RollupListener listener;
     private volatile PreparedStatement inFlight;
     private long prunedAt = System.nanoTime() - PRUNE_EVERY_NANOS;
@@ -47,8 +50,14 @@ public final class Round {
     private long lastWarningAt;
 
     public Round(String name, int batchSize, RollupListener listener) {
+        this(name, batchSize, 1, listener);
+    }
+
+    /** A round that claims the deltas of one of {@code lanes} lanes (see {@code countercache.rollup_report}). */
+    public Round(String name, int batchSize, int lanes, RollupListener listener) {
         this.name = name;
         this.batchSize = batchSize;
+        this.lanes = lanes;
         this.listener = listener;
     }
 
@@ -151,9 +160,12 @@ public final class Round {
     /** Runs {@code rollup_report}; collects the touched keys per counter when {@code touched} is given. */
     private long execute(Connection c, Map<Integer, List<Object>> touched) throws SQLException {
         long consumed = 0;
-        try (PreparedStatement ps = c.prepareStatement(ROLLUP)) {
+        try (PreparedStatement ps = c.prepareStatement(lanes == 1 ? ROLLUP : ROLLUP_IN_LANES)) {
             ps.setInt(1, batchSize);
             ps.setBoolean(2, touched != null);   // the keys are only worth their cost to a listener
+            if (lanes > 1) {
+                ps.setInt(3, lanes);
+            }
             inFlight = ps;
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
