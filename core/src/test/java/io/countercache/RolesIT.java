@@ -168,6 +168,20 @@ class RolesIT {
         w.drain();
         BlogSchema.assertExactAfterRollup(db);
         assertThat(w.metrics().queueDepth()).isZero();
+
+        // a worker granted before rounds called the lanes' functions: the next changelog grants them to it
+        db.execute("REVOKE EXECUTE ON FUNCTION countercache.rollup_report(integer, boolean, integer),"
+                + " countercache.lane_of(bigint, uuid, integer), countercache.in_lane(bigint, uuid, integer, integer)"
+                + " FROM countercache_worker");
+        assertThatThrownBy(() -> run(worker, "SELECT countercache.rollup(10)")).hasMessageContaining("permission denied");
+        try (Connection c = db.dataSource().getConnection()) {
+            Installation.apply(c, Installation.units(ALL_COUNTERS,
+                    List.of(new LimitDefinition("test", "calls", "1 day", 2, "UTC", 2))));
+        }
+        db.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public'), (1, 2, 'public')");
+        RollupWorker.builder(worker).lanes(2).build().drain();
+        w.drain();
+        BlogSchema.assertExactAfterRollup(db);
     }
 
     @Test

@@ -2925,12 +2925,15 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE WHEN lane IS NULL OR countercache.lane_of(target_id, target_uuid, lanes) OPERATOR(pg_catalog.=) lane
             THEN true ELSE false END;
 
--- Lanes (lanes > 1): the round claims only the deltas of one lane, lane_of(target, lanes), a lane no other round
--- with the same number of lanes holds (a transaction-level advisory lock, tried and never waited for; the first free
--- lane with deltas, from a random one on), so that workers apply disjoint targets instead of handing back the rows
--- the other holds. Every target is in exactly one lane, so exactness is the argument above unchanged: lanes decide
--- which queued rows a round may claim, never how it claims or applies them. A round that finds no free lane returns
--- nothing. Scenario 5 of the benchmarks measures one worker against two, with and without lanes.
+-- Lanes (lanes > 1): after the orphans, slots and distinct values (which every round handles as before), the round
+-- claims only the deltas of one lane, lane_of(target, lanes), a lane no other round with the same number of lanes
+-- holds (a transaction-level advisory lock, tried and never waited for; the first free lane with a delta among the
+-- oldest the claim could reach, from a random one on; the lanes it passes stay its own until it ends), so that
+-- workers apply disjoint targets instead of handing back the rows the other holds. Every target is in exactly one
+-- lane, so exactness is the argument above unchanged: lanes decide which queued rows a round may claim, never how it
+-- claims or applies them. A round that finds no free lane claims nothing. The derived deltas of fold_distinct are
+-- applied by the round that made them, whatever their lane. Scenario 5 of the benchmarks measures one worker against
+-- two, with and without lanes.
 CREATE OR REPLACE FUNCTION countercache.rollup_report(max_deltas integer, with_keys boolean, lanes integer)
 RETURNS TABLE (counter_id integer, consumed bigint, target_ids bigint[], target_uuids uuid[])
 LANGUAGE plpgsql
@@ -2971,21 +2974,6 @@ BEGIN
         RAISE EXCEPTION 'countercache.rollup_report: lanes must be at least 1, got %', lanes
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF lanes > 1 THEN
-        start := floor(random() * lanes)::integer;
-        FOR i IN 0 .. lanes - 1 LOOP
-            IF pg_try_advisory_xact_lock(hashtextextended(format('countercache.lane:%s/%s', (start + i) % lanes, lanes), 0)) THEN
-                lane := (start + i) % lanes;
-                EXIT WHEN EXISTS (SELECT FROM countercache.delta p
-                                   WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, lane))
-                       OR EXISTS (SELECT FROM countercache.delta_unlogged p
-                                   WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, lane));
-            END IF;
-        END LOOP;
-        IF lane IS NULL THEN
-            RETURN;   -- every lane is another round's
-        END IF;
-    END IF;
     -- the captures this round's updates fire (a level of a path summed by the level above) queue even for a direct
     -- counter, whose target a writer may hold: a round never waits (see capture_sql); local to this function
     PERFORM set_config('countercache.round', 'on', true);
@@ -3002,6 +2990,24 @@ BEGIN
         EXCEPTION WHEN lock_not_available THEN
             NULL;   -- another round holds a value's count past the lock timeout: these deltas wait for a later round
         END;
+    END IF;
+    IF lanes > 1 THEN
+        -- the first free lane with a delta among the oldest the claim could reach (a bounded look, by the id index);
+        -- the lanes passed on the way stay this round's until it ends
+        start := floor(random() * lanes)::integer;
+        FOR i IN 0 .. lanes - 1 LOOP
+            IF pg_try_advisory_xact_lock(hashtextextended(format('countercache.lane:%s/%s', (start + i) % lanes, lanes), 0)) THEN
+                lane := (start + i) % lanes;
+                EXIT WHEN EXISTS (SELECT FROM (SELECT p.target_id, p.target_uuid FROM countercache.delta p
+                                                ORDER BY p.id LIMIT max_deltas * lanes) p
+                                   WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, lane))
+                       OR EXISTS (SELECT FROM (SELECT p.target_id, p.target_uuid FROM countercache.delta_unlogged p
+                                                ORDER BY p.id LIMIT max_deltas * lanes) p
+                                   WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, lane));
+            END IF;
+        END LOOP;
+        -- no free lane: claim nothing (lane -1 holds no target), but still apply the derived deltas of fold_distinct
+        lane := coalesce(lane, -1);
     END IF;
     LOOP   -- passes: each claims past the counters of the tables given up so far
         given_up_before := cardinality(given_up);
@@ -3815,7 +3821,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'dbd7540ee4abeefc' $fn$;
+AS $fn$ SELECT 'c284a27b06efc562' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -3824,6 +3830,26 @@ REVOKE ALL ON ALL TABLES IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL PROCEDURES IN SCHEMA countercache FROM PUBLIC;
+
+-- What a later release adds to a round goes to whoever may already run one, so that an upgrade does not stop a
+-- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
+-- form, and lane_of and in_lane, which its claim calls even for one lane).
+DO $grants$
+DECLARE
+    grantee name;
+BEGIN
+    FOR grantee IN
+        SELECT DISTINCT pg_catalog.pg_get_userbyid(a.grantee)
+          FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
+         WHERE p.oid = 'countercache.rollup_report(integer, boolean)'::pg_catalog.regprocedure
+           AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0 AND a.grantee <> p.proowner
+    LOOP
+        EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION countercache.rollup_report(integer, boolean, integer),'
+                                  ' countercache.lane_of(bigint, uuid, integer),'
+                                  ' countercache.in_lane(bigint, uuid, integer, integer) TO %I', grantee);
+    END LOOP;
+END
+$grants$;
 -- rollback DO $rollback$ BEGIN IF NOT countercache.in_use() THEN DROP SCHEMA countercache CASCADE; END IF; END $rollback$;
 
 -- changeset countercache:countercache-check runOnChange:true splitStatements:false rollbackSplitStatements:false

@@ -5,3 +5,23 @@ REVOKE ALL ON ALL TABLES IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL PROCEDURES IN SCHEMA countercache FROM PUBLIC;
+
+-- What a later release adds to a round goes to whoever may already run one, so that an upgrade does not stop a
+-- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
+-- form, and lane_of and in_lane, which its claim calls even for one lane).
+DO $grants$
+DECLARE
+    grantee name;
+BEGIN
+    FOR grantee IN
+        SELECT DISTINCT pg_catalog.pg_get_userbyid(a.grantee)
+          FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
+         WHERE p.oid = 'countercache.rollup_report(integer, boolean)'::pg_catalog.regprocedure
+           AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0 AND a.grantee <> p.proowner
+    LOOP
+        EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION countercache.rollup_report(integer, boolean, integer),'
+                                  ' countercache.lane_of(bigint, uuid, integer),'
+                                  ' countercache.in_lane(bigint, uuid, integer, integer) TO %I', grantee);
+    END LOOP;
+END
+$grants$;
