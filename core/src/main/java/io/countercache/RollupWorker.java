@@ -44,6 +44,8 @@ public final class RollupWorker implements AutoCloseable {
 
     /** The default of {@link Builder#batchSize}. */
     public static final int DEFAULT_BATCH_SIZE = 10_000;
+    /** The most {@link Builder#lanes} a worker may take: a round may hold every lane's advisory lock. */
+    public static final int MAX_LANES = 64;
     /** The default of {@link Builder#pollInterval}, in milliseconds. */
     public static final int DEFAULT_POLL_INTERVAL_MILLIS = 200;
     /** The default of {@link Builder#maxBackoff}, in milliseconds. */
@@ -362,7 +364,8 @@ public final class RollupWorker implements AutoCloseable {
         /**
          * The number of lanes the queue is split into by target: each round claims the deltas of one lane that no other
          * worker with the same number of lanes holds, so that workers apply disjoint targets instead of handing back
-         * each other's rows. Give every worker of a database the number of workers. Default: 1, every delta.
+         * each other's rows. Give every worker of a database the number of workers, at most {@value #MAX_LANES}.
+         * Default: 1, every delta.
          */
         public Builder lanes(int lanes) {
             this.lanes = lanes;
@@ -406,8 +409,8 @@ public final class RollupWorker implements AutoCloseable {
             if (batchSize < 1) {
                 throw new IllegalArgumentException("batchSize must be at least 1, got " + batchSize);
             }
-            if (lanes < 1) {
-                throw new IllegalArgumentException("lanes must be at least 1, got " + lanes);
+            if (lanes < 1 || lanes > MAX_LANES) {
+                throw new IllegalArgumentException("lanes must be from 1 to " + MAX_LANES + " (the number of workers), got " + lanes);
             }
             if (pollInterval.isNegative() || pollInterval.isZero()) {
                 throw new IllegalArgumentException("pollInterval must be positive, got " + pollInterval);

@@ -2970,8 +2970,9 @@ BEGIN
         RAISE EXCEPTION 'countercache.rollup_report: max_deltas must be at least 1, got %', max_deltas
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF lanes IS NULL OR lanes < 1 THEN
-        RAISE EXCEPTION 'countercache.rollup_report: lanes must be at least 1, got %', lanes
+    IF lanes IS NULL OR lanes NOT BETWEEN 1 AND 64 THEN
+        -- a round may hold every lane's advisory lock: a bound keeps it within the shared lock table
+        RAISE EXCEPTION 'countercache.rollup_report: lanes must be from 1 to 64 (the number of workers), got %', lanes
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     -- the captures this round's updates fire (a level of a path summed by the level above) queue even for a direct
@@ -2999,10 +3000,10 @@ BEGIN
             IF pg_try_advisory_xact_lock(hashtextextended(format('countercache.lane:%s/%s', (start + i) % lanes, lanes), 0)) THEN
                 lane := (start + i) % lanes;
                 EXIT WHEN EXISTS (SELECT FROM (SELECT p.target_id, p.target_uuid FROM countercache.delta p
-                                                ORDER BY p.id LIMIT max_deltas * lanes) p
+                                                ORDER BY p.id LIMIT max_deltas::bigint * lanes) p
                                    WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, lane))
                        OR EXISTS (SELECT FROM (SELECT p.target_id, p.target_uuid FROM countercache.delta_unlogged p
-                                                ORDER BY p.id LIMIT max_deltas * lanes) p
+                                                ORDER BY p.id LIMIT max_deltas::bigint * lanes) p
                                    WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, lane));
             END IF;
         END LOOP;
@@ -3821,7 +3822,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'c284a27b06efc562' $fn$;
+AS $fn$ SELECT '5c6c9291f64e1f1c' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

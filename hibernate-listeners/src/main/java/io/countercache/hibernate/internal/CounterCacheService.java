@@ -97,7 +97,7 @@ public final class CounterCacheService implements Service, SessionFactoryObserve
             RollupWorker worker = RollupWorker.builder(connections.get())
                     .name(workerName(i, threads))
                     .batchSize(settings.batchSize())
-                    .lanes(threads)   // the unit's workers apply disjoint targets
+                    .lanes(Math.min(threads, RollupWorker.MAX_LANES))   // the unit's workers apply disjoint targets
                     .pollInterval(settings.pollInterval())
                     .maxBackoff(settings.maxBackoff())
                     .shutdownTimeout(settings.shutdownTimeout())
