@@ -2924,8 +2924,8 @@ RETURN CASE WHEN lane IS NULL OR countercache.lane_of(target_id, target_uuid, la
 
 -- Lanes (lanes > 1): after the orphans, slots and distinct values (which every round handles as before), the round
 -- claims only the deltas of one lane, lane_of(target, lanes), a lane no other round with the same number of lanes
--- holds (a transaction-level advisory lock, tried and never waited for; the first free lane with a delta among the
--- oldest the claim could reach, from a random one on; the lanes it passes stay its own until it ends), so that
+-- holds (a transaction-level advisory lock, tried and never waited for, on the first lane from a random one on that
+-- has a delta among the oldest the claim could reach; a round locks no other lane), so that
 -- workers apply disjoint targets instead of handing back the rows the other holds. Every target is in exactly one
 -- lane, so exactness is the argument above unchanged: lanes decide which queued rows a round may claim, never how it
 -- claims or applies them. A round that finds no free lane claims nothing. The derived deltas of fold_distinct are
@@ -2990,21 +2990,22 @@ BEGIN
         END;
     END IF;
     IF lanes > 1 THEN
-        -- the first free lane with a delta among the oldest the claim could reach (a bounded look, by the id index);
-        -- the lanes passed on the way stay this round's until it ends
+        -- the first lane, from a random one on, that has a delta among the oldest the claim could reach (a bounded
+        -- look, by the id index) and that no other round holds; a lane is locked only to be claimed in
         start := floor(random() * lanes)::integer;
         FOR i IN 0 .. lanes - 1 LOOP
-            IF pg_try_advisory_xact_lock(hashtextextended(format('countercache.lane:%s/%s', (start + i) % lanes, lanes), 0)) THEN
+            IF (EXISTS (SELECT FROM (SELECT p.target_id, p.target_uuid FROM countercache.delta p
+                                      ORDER BY p.id LIMIT max_deltas::bigint * lanes) p
+                         WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, (start + i) % lanes))
+                OR EXISTS (SELECT FROM (SELECT p.target_id, p.target_uuid FROM countercache.delta_unlogged p
+                                         ORDER BY p.id LIMIT max_deltas::bigint * lanes) p
+                            WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, (start + i) % lanes)))
+               AND pg_try_advisory_xact_lock(hashtextextended(format('countercache.lane:%s/%s', (start + i) % lanes, lanes), 0)) THEN
                 lane := (start + i) % lanes;
-                EXIT WHEN EXISTS (SELECT FROM (SELECT p.target_id, p.target_uuid FROM countercache.delta p
-                                                ORDER BY p.id LIMIT max_deltas::bigint * lanes) p
-                                   WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, lane))
-                       OR EXISTS (SELECT FROM (SELECT p.target_id, p.target_uuid FROM countercache.delta_unlogged p
-                                                ORDER BY p.id LIMIT max_deltas::bigint * lanes) p
-                                   WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, lane));
+                EXIT;
             END IF;
         END LOOP;
-        -- no free lane: claim nothing (lane -1 holds no target), but still apply the derived deltas of fold_distinct
+        -- no lane to claim in: claim nothing (lane -1 holds no target), but still apply fold_distinct's derived deltas
         lane := coalesce(lane, -1);
     END IF;
     LOOP   -- passes: each claims past the counters of the tables given up so far
@@ -3819,7 +3820,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '5c6c9291f64e1f1c' $fn$;
+AS $fn$ SELECT 'eccc8eb83957614e' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
