@@ -44,7 +44,7 @@ public final class RollupWorker implements AutoCloseable {
 
     /** The default of {@link Builder#batchSize}. */
     public static final int DEFAULT_BATCH_SIZE = 10_000;
-    /** The most {@link Builder#lanes} a worker may take: a round may hold every lane's advisory lock. */
+    /** The most {@link Builder#lanes} a worker may take: more lanes than workers buy nothing. */
     public static final int MAX_LANES = 64;
     /** The default of {@link Builder#pollInterval}, in milliseconds. */
     public static final int DEFAULT_POLL_INTERVAL_MILLIS = 200;

@@ -2968,7 +2968,7 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     IF lanes IS NULL OR lanes NOT BETWEEN 1 AND 64 THEN
-        -- a round may hold every lane's advisory lock: a bound keeps it within the shared lock table
+        -- a lane is a lock key and a share of the id index each claim reads: more lanes than workers buy nothing
         RAISE EXCEPTION 'countercache.rollup_report: lanes must be from 1 to 64 (the number of workers), got %', lanes
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
@@ -3259,7 +3259,6 @@ AS $fn$
     SELECT left(state, 2) IN ('40', '53', '57', '58', '08') OR state IN ('55P03', '55006')
 $fn$;
 
--- Applies at most max_deltas queued deltas and returns how many it consumed (0 when there is nothing to do).
 -- The round of a worker that shares no lanes: every queued delta may be claimed (lanes = 1).
 CREATE OR REPLACE FUNCTION countercache.rollup_report(max_deltas integer DEFAULT countercache.default_batch_size(),
                                                      with_keys boolean DEFAULT true)
@@ -3270,6 +3269,7 @@ AS $fn$
     SELECT * FROM countercache.rollup_report(max_deltas, with_keys, 1)
 $fn$;
 
+-- Applies at most max_deltas queued deltas and returns how many it consumed (0 when there is nothing to do).
 CREATE OR REPLACE FUNCTION countercache.rollup(max_deltas integer DEFAULT countercache.default_batch_size())
 RETURNS bigint
 LANGUAGE plpgsql
@@ -3820,7 +3820,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'eccc8eb83957614e' $fn$;
+AS $fn$ SELECT 'ef83984eac10e4d8' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

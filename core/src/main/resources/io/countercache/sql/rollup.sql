@@ -272,7 +272,7 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     IF lanes IS NULL OR lanes NOT BETWEEN 1 AND 64 THEN
-        -- a round may hold every lane's advisory lock: a bound keeps it within the shared lock table
+        -- a lane is a lock key and a share of the id index each claim reads: more lanes than workers buy nothing
         RAISE EXCEPTION 'countercache.rollup_report: lanes must be from 1 to 64 (the number of workers), got %', lanes
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
@@ -563,7 +563,6 @@ AS $fn$
     SELECT left(state, 2) IN ('40', '53', '57', '58', '08') OR state IN ('55P03', '55006')
 $fn$;
 
--- Applies at most max_deltas queued deltas and returns how many it consumed (0 when there is nothing to do).
 -- The round of a worker that shares no lanes: every queued delta may be claimed (lanes = 1).
 CREATE OR REPLACE FUNCTION countercache.rollup_report(max_deltas integer DEFAULT countercache.default_batch_size(),
                                                      with_keys boolean DEFAULT true)
@@ -574,6 +573,7 @@ AS $fn$
     SELECT * FROM countercache.rollup_report(max_deltas, with_keys, 1)
 $fn$;
 
+-- Applies at most max_deltas queued deltas and returns how many it consumed (0 when there is nothing to do).
 CREATE OR REPLACE FUNCTION countercache.rollup(max_deltas integer DEFAULT countercache.default_batch_size())
 RETURNS bigint
 LANGUAGE plpgsql
