@@ -26,6 +26,7 @@ import static io.countercache.benchmarks.Variant.DEPESZ;
 import static io.countercache.benchmarks.Variant.DIRECT;
 import static io.countercache.benchmarks.Variant.DJANGO;
 import static io.countercache.benchmarks.Variant.LIBRARY;
+import static io.countercache.benchmarks.Variant.LIBRARY_FILLFACTOR;
 import static io.countercache.benchmarks.Variant.TRIGGER_ONLY;
 
 /**
@@ -185,14 +186,14 @@ public final class BenchmarkSuite {
             this.out = out;
             this.profile = profile;
             for (Variant v : Variant.values()) {
-                if (v.isLibrary()) {
+                if (v.isLibrary() && v != LIBRARY_FILLFACTOR) {   // one scenario's remedy, not a strategy
                     strategies.put(v, new LinkedHashMap<>());
                 }
             }
         }
 
         private void strategy(Variant v, String column, String value) {
-            if (v.isLibrary()) {
+            if (strategies.containsKey(v)) {
                 strategies.get(v).put(column, value);
             }
         }
@@ -252,6 +253,12 @@ public final class BenchmarkSuite {
                     String.format(Locale.ROOT, "%,.0f (%.2fx)", x.perSecond(), x.perSecond() / bare)));
             double lib = r.get(LIBRARY).perSecond(), depesz = r.get(DEPESZ).perSecond();
             goal("hot row " + hold + " ms: library / depesz", lib / depesz, ">= 1", lib >= depesz);
+            double tuned = r.get(LIBRARY_FILLFACTOR).perSecond();
+            goal("hot row " + hold + " ms: library with fillfactor 50 on the targets / depesz", tuned / depesz, ">= 1",
+                    tuned >= depesz);
+            if (hold > 0) {
+                goal("hot row " + hold + " ms: library / bare", lib / bare, ">= 0.95", lib / bare >= 0.95);
+            }
             goal("hot row " + hold + " ms: library / direct", lib / r.get(DIRECT).perSecond(), ">= 12",
                     lib / r.get(DIRECT).perSecond() >= 12);
             String name = img("hot-row-" + hold + "ms");
@@ -546,7 +553,9 @@ public final class BenchmarkSuite {
                     .append(" `apply_counter_queue`, fed by a hand-written row trigger: the baseline to beat), **django**")
                     .append(" (the article's trigger, `counting_task` and `counting_process_tasks`), **library** (countercache,")
                     .append(" strategy `queue`, the default), **library-unlogged**, **library-slotted** (16 slots) and")
-                    .append(" **library-direct** (the other strategies). Counters: the Django article's two, public")
+                    .append(" **library-direct** (the other strategies), and in scenario 1 **library-fillfactor** (strategy")
+                    .append(" `queue` with `fillfactor` 50 on the target tables, the remedy for a hot parent row: see")
+                    .append(" [scaling.md](scaling.md)). Counters: the Django article's two, public")
                     .append(" comments per article and per user.\n\n")
                     .append("## Environment\n\n").append(environment)
                     .append("\n## Goals\n\n| goal | measured | target | |\n|---|---:|---|---|\n")

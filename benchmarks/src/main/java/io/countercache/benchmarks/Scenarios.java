@@ -26,6 +26,7 @@ import static io.countercache.benchmarks.Variant.DIRECT;
 import static io.countercache.benchmarks.Variant.DJANGO;
 import static io.countercache.benchmarks.Variant.LIBRARY;
 import static io.countercache.benchmarks.Variant.LIBRARY_DIRECT;
+import static io.countercache.benchmarks.Variant.LIBRARY_FILLFACTOR;
 import static io.countercache.benchmarks.Variant.LIBRARY_SLOTTED;
 import static io.countercache.benchmarks.Variant.LIBRARY_UNLOGGED;
 import static io.countercache.benchmarks.Variant.TRIGGER_ONLY;
@@ -59,7 +60,8 @@ final class Scenarios {
     /** 1. Sixteen clients insert comments on one article; each transaction holds for {@code holdMillis} before commit. */
     Map<Variant, Clients.Result> hotRow(int holdMillis) throws Exception {
         Map<Variant, Clients.Result> results = new LinkedHashMap<>();
-        for (Variant v : List.of(BARE, DIRECT, DEPESZ, DJANGO, LIBRARY, LIBRARY_UNLOGGED, LIBRARY_SLOTTED, LIBRARY_DIRECT)) {
+        for (Variant v : List.of(BARE, DIRECT, DEPESZ, DJANGO, LIBRARY, LIBRARY_FILLFACTOR, LIBRARY_UNLOGGED,
+                LIBRARY_SLOTTED, LIBRARY_DIRECT)) {
             try (Server.Db db = server.newDatabase("hot_" + v.label())) {
                 try (Connection c = db.connect()) {
                     v.setUp(c, USERS, ARTICLES);

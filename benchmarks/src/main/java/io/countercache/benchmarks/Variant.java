@@ -38,6 +38,12 @@ enum Variant {
     /** countercache, strategy direct: the capture updates the counters in the writer's transaction. */
     LIBRARY_DIRECT("SELECT countercache.rollup(%d)"),
     /**
+     * countercache, strategy queue, with fillfactor 50 set on the two target tables after their rows are loaded (as an
+     * application that has data would): the remedy for a parent row that many writers' foreign-key checks share-lock
+     * while the rollup updates it (scenario 1 only; see "A hot parent row" in docs/scaling.md).
+     */
+    LIBRARY_FILLFACTOR("SELECT countercache.rollup(%d)"),
+    /**
      * No counter: the library's trigger machinery alone (statement triggers with transition tables, on a SECURITY
      * DEFINER function with a pinned search_path) that returns at once. The floor of a capture kept safe from the
      * application's roles; scenario 11 only.
@@ -189,7 +195,7 @@ enum Variant {
     /** The countercache strategy of a library variant, or null for the others. */
     Strategy strategy() {
         return switch (this) {
-            case LIBRARY -> Strategy.QUEUE;
+            case LIBRARY, LIBRARY_FILLFACTOR -> Strategy.QUEUE;
             case LIBRARY_UNLOGGED -> Strategy.UNLOGGED;
             case LIBRARY_SLOTTED -> Strategy.SLOTTED;
             case LIBRARY_DIRECT -> Strategy.DIRECT;
@@ -226,6 +232,10 @@ enum Variant {
             }
             if (isLibrary()) {
                 Installation.apply(c, Installation.units(COUNTERS.stream().map(d -> d.withStrategy(strategy(), 16)).toList()));
+            }
+            if (this == LIBRARY_FILLFACTOR) {
+                st.execute("ALTER TABLE blog_article SET (fillfactor = 50)");
+                st.execute("ALTER TABLE blog_user SET (fillfactor = 50)");
             }
             st.execute("VACUUM ANALYZE");
         }
