@@ -26,8 +26,8 @@ import java.util.function.LongPredicate;
  * <p>Any number of workers may run against one database, in one JVM or many: the rollup claims deltas with
  * {@code FOR UPDATE SKIP LOCKED}, so workers never apply a delta twice and never wait for one another's claims. Each
  * round is one transaction: if it fails, or its connection dies, it rolls back and its deltas are back in the queue.
- * Workers that share a queue apply disjoint targets, and so add speed, when each is given {@link Builder#lanes} equal
- * to their number.
+ * Workers that share a queue apply disjoint targets, instead of handing back rows another round holds, when each is
+ * given {@link Builder#lanes} equal to their number (a gain in speed is not shown yet: see the README).
  *
  * <pre>{@code
  * RollupWorker worker = RollupWorker.builder(dataSource).batchSize(10_000).build().start();
