@@ -115,7 +115,8 @@ public @interface CounterCache {
      * {@code LocalDate}, {@code LocalDateTime}, {@code Instant} or {@code OffsetDateTime}):
      * {@code @CounterCache(source = Comment.class, via = "article", bucket = "createdAt", period = "1 day") long
      * comments;} on {@code ArticleDay}. The rollup creates a bucket's row when its first row is counted, so writers
-     * never wait for it; the library adds a generated key column to the table ({@code countercache_key}). Kept by the
+     * never wait for it; the library adds a generated key column to the table ({@code countercache_key}, as it does to
+     * an entity keyed by two {@code Long} or {@code Integer} columns that a counter counts into). Kept by the
      * queue ({@link Strategy#QUEUE} or {@link Strategy#UNLOGGED}), a count or a sum. Default: none.
      */
     String bucket() default "";

@@ -51,7 +51,10 @@ final class BlogSchema {
                                  stars int, approved boolean NOT NULL);
             CREATE TABLE player (id bigint PRIMARY KEY, games bigint NOT NULL DEFAULT 0, points bigint NOT NULL DEFAULT 0);
             CREATE TABLE game (id bigserial PRIMARY KEY, challenger_id bigint REFERENCES player ON DELETE CASCADE,
-                               opponent_id bigint REFERENCES player ON DELETE SET NULL, score integer);
+                               opponent_id bigint REFERENCES player ON DELETE SET NULL, score integer,
+                               league_id integer);
+            CREATE TABLE seat (player_id bigint, league_id integer, games bigint NOT NULL DEFAULT 0,
+                               wins bigint NOT NULL DEFAULT 0, PRIMARY KEY (player_id, league_id));
             CREATE INDEX blog_comment_article_likes ON blog_comment (article_id, likes);
             CREATE INDEX shop_line_order_price ON shop_line (order_id, price);
             """;
@@ -153,19 +156,40 @@ final class BlogSchema {
     static final CounterDefinition PLAYER_POINTS = new CounterDefinition("Player.points", PLAYER, "id", KeyType.BIGINT,
             "points", "bigint", GAME, "challenger_id", "score > 0", "score").withMoreFks(List.of("opponent_id"));
 
+    static final TableName SEAT = new TableName("public", "seat");
+    /**
+     * Of a target keyed by two columns, (league, player): a game counts for its challenger's seat in its league, and
+     * sums its score into the seat's wins when positive. No foreign key constraint: a game of a seat that is not
+     * there waits among the orphans.
+     */
+    static final CounterDefinition SEAT_GAMES = new CounterDefinition("Seat.games", SEAT, "league_id",
+            KeyType.INTEGER, "games", "bigint", GAME, "league_id", null, null)
+            .withPair(new CounterDefinition.Pair(List.of("league_id", "player_id"), List.of("league_id", "challenger_id")));
+    static final CounterDefinition SEAT_WINS = new CounterDefinition("Seat.wins", SEAT, "league_id",
+            KeyType.INTEGER, "wins", "bigint", GAME, "league_id", "score > 0", "score")
+            .withPair(new CounterDefinition.Pair(List.of("league_id", "player_id"), List.of("league_id", "challenger_id")));
+
     static final List<CounterDefinition> ALL = List.of(ARTICLE_COMMENTS, ARTICLE_PUBLIC, USER_PUBLIC, ARTICLE_LIKES,
             ORDER_TOTAL, TAG_USES, SHELF_BOOKS, PRODUCT_APPROVED, PRODUCT_STARS, SHOP_APPROVED, SHOP_STARS, ORDER_VALUE,
             ARTICLE_MOST_LIKES, ORDER_CHEAPEST, ARTICLE_COMMENTERS, ORDER_AMOUNTS);
     /**
-     * Every counter: those per bucket, those fed by two associations and a path counted by levels included (which ALL
-     * leaves out, so that a comment queues what it always has).
+     * Every counter: those per bucket, those fed by two associations, those of a two-column key and a path counted by
+     * levels included (which ALL leaves out, so that a comment queues what it always has).
      */
     static final List<CounterDefinition> EVERY = java.util.stream.Stream.concat(ALL.stream(),
             java.util.stream.Stream.of(ARTICLE_DAY_COMMENTS, ARTICLE_HOUR_LIKES, PLAYER_GAMES, PLAYER_POINTS, PRODUCT_LEVEL,
-                    SHOP_APPROVED_BY_LEVELS)).toList();
+                    SHOP_APPROVED_BY_LEVELS, SEAT_GAMES, SEAT_WINS)).toList();
 
-    /** The counters fed by two associations beside their recount, as in {@link #MISMATCHES}. */
+    /** The counters fed by two associations, and those of a two-column key, beside their recount (see MISMATCHES). */
     static final String PLAYER_MISMATCHES = """
+            SELECT x.what, s.league_id || ' ' || s.player_id, x.stored, x.n
+              FROM seat s,
+                   LATERAL (SELECT count(*) AS games, coalesce(sum(g.score) FILTER (WHERE g.score > 0), 0) AS wins
+                              FROM game g WHERE g.league_id = s.league_id AND g.challenger_id = s.player_id) r,
+                   LATERAL (VALUES ('seat games', s.games, r.games), ('seat wins', s.wins, r.wins)) AS x(what, stored, n)
+             WHERE x.stored <> x.n
+               AND EXISTS (SELECT FROM countercache.counter k WHERE k.target_table = 'seat')
+            UNION ALL
             SELECT x.what, p.id::text, x.stored, x.n
               FROM player p,
                    LATERAL (SELECT count(*) AS games, coalesce(sum(g.score) FILTER (WHERE g.score > 0), 0) AS points
@@ -319,6 +343,15 @@ final class BlogSchema {
         try (Connection c = db.dataSource().getConnection()) {
             Installation.apply(c, Installation.units(counters));
         }
+    }
+
+    /** {@link #assertExactAfterRollup}, with no dead letter and nothing that {@code countercache.drift} reports. */
+    static void assertExactWithoutDrift(TestDatabase db) {
+        assertThat(db.queryRows("SELECT counter_id, target_id, target_uuid, delta, error FROM countercache.dead_letter"))
+                .as("dead letters").isEmpty();
+        assertExactAfterRollup(db);
+        assertThat(db.queryRows("SELECT k.name, d.* FROM countercache.counter k, countercache.drift(k.id) d"))
+                .as("drift").isEmpty();
     }
 
     /** Rolls the queue up completely and checks every counter against its recount. */

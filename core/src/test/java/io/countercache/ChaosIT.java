@@ -71,6 +71,8 @@ class ChaosIT {
         db.execute("INSERT INTO blog_user (id) SELECT g FROM generate_series(1, " + USERS + ") g;"
                 + "INSERT INTO blog_article (id) SELECT g FROM generate_series(1, " + ARTICLES + ") g;"
                 + "INSERT INTO player (id) SELECT g FROM generate_series(1, " + USERS + ") g;"
+                + "INSERT INTO seat (player_id, league_id) SELECT p, l FROM generate_series(1, " + USERS + ") p,"
+                + " generate_series(1, 2) l;"
                 + "INSERT INTO shop VALUES (1, 's'), (2, 't');"
                 + "INSERT INTO product (id, shop_id) SELECT g, 1 + g % 2 FROM generate_series(1, " + 2 * PRODUCTS + ") g;"
                 + "INSERT INTO shelf SELECT g FROM generate_series(1, 4) g;"
@@ -230,17 +232,18 @@ class ChaosIT {
                         + " WHERE id IN (SELECT id FROM shop_line ORDER BY random() LIMIT 2)"
                         : "DELETE FROM shop_line WHERE id IN (SELECT id FROM shop_line ORDER BY random() LIMIT 2)";
                 // games count for both players, NULL and the same player on both sides included
-                case 12 -> "INSERT INTO game (challenger_id, opponent_id, score) VALUES (" + challenger + ", "
+                // and for the challenger's seat in the game's league, when it has one
+                case 12 -> "INSERT INTO game (challenger_id, opponent_id, score, league_id) VALUES (" + challenger + ", "
                         + (r.nextInt(8) == 0 ? "NULL" : r.nextInt(8) == 0 ? challenger : opponent) + ", "
-                        + (r.nextInt(6) - 1) + ")";
+                        + (r.nextInt(6) - 1) + ", " + (r.nextInt(5) == 0 ? "NULL" : 1 + r.nextInt(2)) + ")";
                 case 13 -> r.nextBoolean()
                         ? "UPDATE game SET challenger_id = opponent_id, opponent_id = challenger_id, score = score + 1"
                         + " WHERE id IN (SELECT id FROM game ORDER BY random() LIMIT 3)"
-                        : "UPDATE game SET opponent_id = " + opponent + " WHERE id IN (SELECT id FROM game"
-                        + " WHERE challenger_id = " + challenger + " LIMIT 2)";
+                        : "UPDATE game SET opponent_id = " + opponent + ", league_id = 3 - league_id"
+                        + " WHERE id IN (SELECT id FROM game WHERE challenger_id = " + challenger + " LIMIT 2)";
                 case 14 -> r.nextBoolean()
-                        ? "INSERT INTO game (challenger_id, opponent_id, score) SELECT 1 + g % " + USERS + ", 1 + (g * 7) % "
-                        + USERS + ", g % 5 FROM generate_series(1, 12) g"
+                        ? "INSERT INTO game (challenger_id, opponent_id, score, league_id) SELECT 1 + g % " + USERS
+                        + ", 1 + (g * 7) % " + USERS + ", g % 5, 1 + g % 2 FROM generate_series(1, 12) g"
                         : "DELETE FROM game WHERE id IN (SELECT id FROM game ORDER BY random() LIMIT 3)";
                 default -> "DELETE FROM book WHERE id IN (SELECT id FROM book ORDER BY random() LIMIT 2)";
             });
@@ -295,12 +298,31 @@ class ChaosIT {
 
     private void deleteAndInsertTarget(Statement st, SplittableRandom r) throws SQLException {
         int id = 1 + r.nextInt(ARTICLES);
-        String table = switch (r.nextInt(4)) {
+        String table = switch (r.nextInt(5)) {
             case 0 -> "blog_article";
             case 1 -> "shelf";
             case 2 -> "player";     // its games as challenger go (cascade), as opponent lose it (set null)
+            case 3 -> "seat";       // keyed by two columns, with no foreign key: its games stay, their deltas orphaned
             default -> "product";   // a target, and the middle row of a path: its reviews go with it (cascade)
         };
+        if (table.equals("seat")) {
+            int player = 1 + r.nextInt(USERS);
+            int league = 1 + r.nextInt(2);
+            String seat = " WHERE player_id = " + player + " AND league_id = ";
+            if (r.nextBoolean()) {   // its key changes away and back: both hand back its counts
+                st.execute("UPDATE seat SET league_id = " + (league + 10) + seat + league + ";"
+                        + "UPDATE seat SET league_id = " + league + seat + (league + 10));
+            } else {
+                st.execute("DELETE FROM seat" + seat + league);
+                if (r.nextBoolean()) {
+                    st.getConnection().commit();
+                }
+                st.execute("INSERT INTO seat (player_id, league_id) VALUES (" + player + ", " + league + ")"
+                        + " ON CONFLICT DO NOTHING");
+            }
+            count("deleteAndInsertTarget");
+            return;
+        }
         if (table.equals("player")) {
             id = 1 + r.nextInt(USERS);
         }

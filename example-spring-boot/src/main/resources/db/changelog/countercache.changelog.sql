@@ -81,7 +81,7 @@ BEGIN
 END
 $fn$;
 
-SELECT countercache.begin_upgrades(9);
+SELECT countercache.begin_upgrades(10);
 SELECT countercache.upgrade(1, $upgrade$
 -- Version 1: the tables of countercache 0.1 (the catalog, the queues, slots, parked deltas, recount jobs, limits).
 -- Runs once, on a database without them. An installation made before schema versions existed is taken to be at
@@ -335,6 +335,15 @@ SELECT countercache.upgrade(9, $upgrade$
 ALTER TABLE countercache.counter ADD COLUMN more_fks name[]
     CHECK (more_fks IS NULL OR pg_catalog.cardinality(more_fks) OPERATOR(pg_catalog.>) 0);
 $upgrade$);
+SELECT countercache.upgrade(10, $upgrade$
+-- Version 10: a counter of a target whose key has two columns of integers (an @IdClass or @EmbeddedId as (tenant_id,
+-- id)): target_parts are those two columns, which the library packs into target_key (keys.sql), and source_parts the
+-- source's two foreign key columns that point at them, the first being source_fk. NULL for every other counter, as for
+-- every counter installed before.
+ALTER TABLE countercache.counter
+    ADD COLUMN target_parts name[] CHECK (target_parts IS NULL OR pg_catalog.cardinality(target_parts) OPERATOR(pg_catalog.=) 2),
+    ADD COLUMN source_parts name[] CHECK (source_parts IS NULL OR pg_catalog.cardinality(source_parts) OPERATOR(pg_catalog.=) 2);
+$upgrade$);
 
 -- The catalog: a counter's definition, checked and recorded (define_counter), and forgotten (forget, prune,
 -- uninstall); and the helpers every subsystem uses to read it and to name what is wrong. The tables are in
@@ -477,8 +486,8 @@ BEGIN
     END IF;
     -- the counter's own column is not a schema change the DDL guard should stop
     PERFORM set_config('countercache.ddl_guard', 'off', true);
-    IF c.bucket_period IS NOT NULL THEN
-        PERFORM countercache.add_bucket_key(c);
+    IF countercache.packed_key_sql(c) IS NOT NULL THEN
+        PERFORM countercache.add_packed_key(c);
     END IF;
     IF c.aggregate IS NOT NULL THEN
         -- a min or max: NULL until a row counts, of its column's type (checked above)
@@ -618,15 +627,148 @@ BEGIN
 END
 $fn$;
 
+-- Packed keys: a target key of two parts kept as one uuid. The queue, the orphans, the dead letters, the slots, the
+-- target triggers, the recount and drift name a target row by one key, so a target whose rows are keyed by two parts
+-- gets a generated column of the library's (countercache_key, with a unique index) that packs them: the first part in
+-- the high 64 bits (two's complement), the second in the low 64. The catalog row's target key is that column and its
+-- key type uuid, and every subsystem treats it as any uuid key. Two kinds of counter have one:
+--   a counter per bucket (buckets.sql): a parent and the start of a period, in seconds since the epoch;
+--   a counter of a target with a two-column key of integers (target_parts, as (tenant_id, id)), which its source
+--   points at with two foreign key columns (source_parts, the first of them source_fk).
+-- The first part orders the keys, so a recount's batch of keys reads one range of the source's first foreign key
+-- column (batch_source_sql).
+
+-- The key of two parts. It runs in every capture of such a counter, so it is inlined into the capture's queries: a SQL
+-- body of one expression, with no SET clause (a function with one is never inlined), bound when created to what it
+-- names, each qualified with pg_catalog, so that no search_path can change what it calls. NULL when a part is NULL.
+CREATE OR REPLACE FUNCTION countercache.pair_key(high bigint, low bigint)
+RETURNS uuid
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CAST(pg_catalog.lpad(pg_catalog.to_hex(high), 16, '0') OPERATOR(pg_catalog.||)
+            pg_catalog.lpad(pg_catalog.to_hex(low), 16, '0') AS pg_catalog.uuid);
+
+-- The first part of a packed key: a bucket's parent, or a two-column key's first column.
+CREATE OR REPLACE FUNCTION countercache.key_parent(key uuid)
+RETURNS bigint
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT ('x' || left(encode(uuid_send(key), 'hex'), 16))::bit(64)::bigint
+$fn$;
+
+-- Whether counter c's target key is packed, and the expression of the target's columns that packs it.
+CREATE OR REPLACE FUNCTION countercache.packed_key_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN c.bucket_period IS NOT NULL
+                THEN format('countercache.bucket_key(%I, %I)', c.bucket_parent, c.bucket_column)
+                WHEN c.target_parts IS NOT NULL
+                THEN format('countercache.pair_key(%I, %I)', c.target_parts[1], c.target_parts[2]) END
+$fn$;
+
+-- The key a source row (aliased as the source table) points at under a counter of a two-column key.
+CREATE OR REPLACE FUNCTION countercache.pair_key_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format('countercache.pair_key(%1$I.%2$I, %1$I.%3$I)', c.source_table, c.source_parts[1], c.source_parts[2])
+$fn$;
+
+-- Gives counter c's target the generated column that packs its key, and that column's unique index, unless it has them.
+CREATE OR REPLACE FUNCTION countercache.add_packed_key(c countercache.counter)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF countercache.column_type(c.target_schema, c.target_table, c.target_key) IS NULL THEN
+        EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I uuid GENERATED ALWAYS AS (%s) STORED',
+                       c.target_schema, c.target_table, c.target_key, countercache.packed_key_sql(c));
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_index i
+                    WHERE i.indrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
+                      AND i.indisunique AND i.indpred IS NULL AND i.indkey::text = (
+                          SELECT a.attnum::text FROM pg_attribute a
+                           WHERE a.attrelid = i.indrelid AND a.attname = c.target_key)) THEN
+        EXECUTE format('CREATE UNIQUE INDEX %I ON %I.%I (%I)', left(c.target_table, 45) || '_countercache_key',
+                       c.target_schema, c.target_table, c.target_key);
+    END IF;
+END
+$fn$;
+
+-- The problem of a target key column that is there but is not the one add_packed_key makes of c's parts.
+CREATE OR REPLACE FUNCTION countercache.packed_key_problems(c countercache.counter)
+RETURNS TABLE (problem text, fix text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format('@CounterCache on %s: %I.%I.%I is not the key the library keeps of (%s)', c.declared_by,
+                  c.target_schema, c.target_table, c.target_key,
+                  substring(countercache.packed_key_sql(c) FROM '\((.*)\)$')),
+           format('drop the column %I: the library adds it, generated from the parts of the key', c.target_key)
+     WHERE countercache.column_type(c.target_schema, c.target_table, c.target_key) IS NOT NULL
+       AND NOT EXISTS (SELECT FROM pg_attribute a
+                        WHERE a.attrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
+                          AND a.attname = c.target_key AND a.attgenerated = 's' AND a.atttypid = 'uuid'::regtype
+                          AND pg_get_expr((SELECT ad.adbin FROM pg_attrdef ad
+                                            WHERE ad.adrelid = a.attrelid AND ad.adnum = a.attnum), a.attrelid)
+                              LIKE split_part(countercache.packed_key_sql(c), '(', 1) || '(%')
+$fn$;
+
+-- The problems only a counter of a two-column key can have (counter_problems checks the rest).
+CREATE OR REPLACE FUNCTION countercache.pair_problems(c countercache.counter)
+RETURNS TABLE (problem text, fix text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    d constant text := '@CounterCache on ' || c.declared_by;
+    i integer;
+    t regtype;
+BEGIN
+    IF c.via_table IS NOT NULL OR c.aggregate IS NOT NULL OR c.distinct_column IS NOT NULL
+       OR c.bucket_period IS NOT NULL OR c.more_fks IS NOT NULL THEN
+        RETURN QUERY SELECT d || ': a counter of a two-column key counts or sums rows of a source that points straight'
+            || ' at it', 'leave out min, max, distinct and bucket, and name one many-to-one of the source with via';
+    END IF;
+    IF c.key_type <> 'uuid' OR cardinality(c.target_parts) <> 2 OR cardinality(c.source_parts) IS DISTINCT FROM 2
+       OR c.source_parts[1] <> c.source_fk THEN
+        RETURN QUERY SELECT d || ': the parts of the key are not the library''s', 'regenerate the changelog';
+        RETURN;
+    END IF;
+    IF to_regclass(format('%I.%I', c.target_schema, c.target_table)) IS NULL THEN
+        RETURN;
+    END IF;
+    FOR i IN 1 .. 2 LOOP
+        t := countercache.column_type(c.target_schema, c.target_table, c.target_parts[i]);
+        IF t IS NULL OR t NOT IN ('integer'::regtype, 'bigint'::regtype) THEN
+            RETURN QUERY SELECT d || ': ' || format('key column %I.%I.%I is %s', c.target_schema, c.target_table,
+                c.target_parts[i], coalesce(t::text, 'missing')),
+                'a key of two columns is kept when both are integer or bigint; give the entity such an identifier';
+        END IF;
+        IF i = 2 AND to_regclass(format('%I.%I', c.source_schema, c.source_table)) IS NOT NULL THEN
+            -- the first foreign key column is checked with every counter's (counter_problems)
+            RETURN QUERY SELECT d || ': ' || x.p, 'give the foreign key column the type of the key it points at'
+              FROM (SELECT countercache.type_problem('foreign key column', c.source_schema, c.source_table,
+                                                     c.source_parts[2], t::text, 'the key it points at is') AS p) x
+             WHERE t IS NOT NULL AND x.p IS NOT NULL;
+        END IF;
+    END LOOP;
+    RETURN QUERY SELECT * FROM countercache.packed_key_problems(c);
+END
+$fn$;
+
 -- Buckets: counters kept in rows of their own, one per parent and period (@CounterCache(bucket = ...)): comments per
 -- article per day. The target is a table keyed by (parent, bucket start); the rollup creates its rows.
 --
--- A bucket row's key is its parent's key and its bucket's start packed into one uuid, which the library keeps in a
--- generated column of the bucket table (the counter's target_key, with a unique index): the high 64 bits are the
--- parent key (two's complement), the low 64 the start's seconds since the epoch (a date's midnight and a timestamp's
--- wall time read as UTC). The queue, the orphans, the dead letters, the target triggers, the recount and drift then
--- treat it as any uuid key; what is particular to buckets is here: the key of a source row (bucket_key_sql), the
--- rows a round must create before it applies (bucket_rows_sql), and the problems of a declaration (bucket_problems).
+-- A bucket row's key is its parent's key and its bucket's start packed into one uuid (keys.sql): the high 64 bits are
+-- the parent key, the low 64 the start's seconds since the epoch (a date's midnight and a timestamp's wall time read
+-- as UTC). The queue, the orphans, the dead letters, the target triggers, the recount and drift then treat it as any
+-- uuid key; what is particular to buckets is here: the key of a source row (bucket_key_sql), the rows a round must
+-- create before it applies (bucket_rows_sql), and the problems of a declaration (bucket_problems).
 
 -- The key of the bucket that starts at a time, of a parent. These three run in every capture of a counter per bucket,
 -- so they are inlined into the capture's queries: SQL bodies of one expression, with no SET clause (a function with
@@ -636,10 +778,8 @@ $fn$;
 CREATE OR REPLACE FUNCTION countercache.bucket_key(parent bigint, bucket timestamptz)
 RETURNS uuid
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CAST(pg_catalog.lpad(pg_catalog.to_hex(parent), 16, '0') OPERATOR(pg_catalog.||)
-            pg_catalog.lpad(pg_catalog.to_hex(CAST(pg_catalog.floor(EXTRACT(epoch FROM bucket OPERATOR(pg_catalog.-)
-                                                   TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00')) AS bigint)),
-                            16, '0') AS pg_catalog.uuid);
+RETURN countercache.pair_key(parent, CAST(pg_catalog.floor(EXTRACT(epoch FROM bucket OPERATOR(pg_catalog.-)
+                                              TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00')) AS bigint));
 CREATE OR REPLACE FUNCTION countercache.bucket_key(parent bigint, bucket timestamp)
 RETURNS uuid
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -649,14 +789,7 @@ RETURNS uuid
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN countercache.bucket_key(parent, CAST(bucket AS timestamp) AT TIME ZONE 'UTC');
 
--- The parent key and the bucket's start that a key packs.
-CREATE OR REPLACE FUNCTION countercache.key_parent(key uuid)
-RETURNS bigint
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT ('x' || left(encode(uuid_send(key), 'hex'), 16))::bit(64)::bigint
-$fn$;
+-- The bucket's start that a key packs (key_parent reads its parent).
 CREATE OR REPLACE FUNCTION countercache.key_start(key uuid)
 RETURNS timestamptz
 LANGUAGE sql IMMUTABLE
@@ -864,29 +997,6 @@ AS $fn$
      LIMIT 1
 $fn$;
 
--- Gives a bucket table the generated column that packs its key, and that column's unique index, unless it has them.
-CREATE OR REPLACE FUNCTION countercache.add_bucket_key(c countercache.counter)
-RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-BEGIN
-    IF countercache.column_type(c.target_schema, c.target_table, c.target_key) IS NULL THEN
-        EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I uuid'
-                       ' GENERATED ALWAYS AS (countercache.bucket_key(%I, %I)) STORED',
-                       c.target_schema, c.target_table, c.target_key, c.bucket_parent, c.bucket_column);
-    END IF;
-    IF NOT EXISTS (SELECT FROM pg_index i
-                    WHERE i.indrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
-                      AND i.indisunique AND i.indpred IS NULL AND i.indkey::text = (
-                          SELECT a.attnum::text FROM pg_attribute a
-                           WHERE a.attrelid = i.indrelid AND a.attname = c.target_key)) THEN
-        EXECUTE format('CREATE UNIQUE INDEX %I ON %I.%I (%I)', left(c.target_table, 45) || '_countercache_key',
-                       c.target_schema, c.target_table, c.target_key);
-    END IF;
-END
-$fn$;
-
 -- The problems only a bucket counter can have (counter_problems checks the rest).
 CREATE OR REPLACE FUNCTION countercache.bucket_problems(c countercache.counter)
 RETURNS TABLE (problem text, fix text)
@@ -942,18 +1052,7 @@ BEGIN
             c.bucket_parent, coalesce(t::text, 'missing')),
             'a bucket row points at a parent with an integer or bigint key';
     END IF;
-    IF countercache.column_type(c.target_schema, c.target_table, c.target_key) IS NOT NULL
-       AND NOT EXISTS (SELECT FROM pg_attribute a
-                        WHERE a.attrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
-                          AND a.attname = c.target_key AND a.attgenerated = 's' AND a.atttypid = 'uuid'::regtype
-                          AND pg_get_expr((SELECT ad.adbin FROM pg_attrdef ad
-                                            WHERE ad.adrelid = a.attrelid AND ad.adnum = a.attnum), a.attrelid)
-                              LIKE 'countercache.bucket_key(%') THEN
-        RETURN QUERY SELECT d || ': ' || format('%I.%I.%I is not the key the library keeps of (%I, %I)',
-            c.target_schema, c.target_table, c.target_key, c.bucket_parent, c.bucket_column),
-            format('drop the column %I: the library adds it, generated from the parent and the bucket start',
-                   c.target_key);
-    END IF;
+    RETURN QUERY SELECT * FROM countercache.packed_key_problems(c);
     SELECT * INTO other FROM countercache.counter k
      WHERE k.target_schema = c.target_schema AND k.target_table = c.target_table AND k.id <> c.id
        AND (k.bucket_parent, k.bucket_column, k.bucket_period, k.bucket_zone, k.bucket_retention)
@@ -1036,17 +1135,21 @@ AS $fn$
                 ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.distinct_column) END
         || CASE WHEN c.bucket_source IS NULL THEN ''
                 ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.bucket_source) END
+        || CASE WHEN c.source_parts IS NULL THEN ''
+                ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.source_parts[2]) END
 $fn$;
 
--- the key it counts for: its foreign key (the middle row's key, along a path, which contributions_sql looks up), or
--- for a counter per bucket the key of its parent's bucket that holds its time (bucket_key_sql);
+-- the key it counts for: its foreign key (the middle row's key, along a path, which contributions_sql looks up), for a
+-- counter per bucket the key of its parent's bucket that holds its time (bucket_key_sql), for a counter of a
+-- two-column key its two foreign key columns packed (pair_key_sql);
 CREATE OR REPLACE FUNCTION countercache.key_sql(c countercache.counter)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT CASE WHEN c.bucket_period IS NULL THEN format('%I.%I', c.source_table, c.source_fk)
-                ELSE countercache.bucket_key_sql(c) END
+    SELECT CASE WHEN c.bucket_period IS NOT NULL THEN countercache.bucket_key_sql(c)
+                WHEN c.source_parts IS NOT NULL THEN countercache.pair_key_sql(c)
+                ELSE format('%I.%I', c.source_table, c.source_fk) END
 $fn$;
 
 -- the value it counts once per target, for a distinct counter (as text: the checks allow only types whose text is one
@@ -1156,6 +1259,7 @@ AS $fn$
         || CASE WHEN coalesce(c.sum_column, c.aggregate_column, c.distinct_column) IS NULL THEN ''
                 ELSE format(', %I.%I', c.source_table, coalesce(c.sum_column, c.aggregate_column, c.distinct_column)) END
         || CASE WHEN c.bucket_source IS NULL THEN '' ELSE format(', %I.%I', c.source_table, c.bucket_source) END
+        || CASE WHEN c.source_parts IS NULL THEN '' ELSE format(', %I.%I', c.source_table, c.source_parts[2]) END
 $fn$;
 
 -- Every counter of cs for the one row of rows, in one row (see row_contribution_sql); with signed, each counter's
@@ -1812,10 +1916,11 @@ AS $fn$
                 ELSE format(' AND countercache.key_start(%s) >= %L::timestamptz', key, countercache.bucket_cutoff(c)) END
 $fn$;
 
--- The source rows a batch of a recount reads, as a relation: the source table; for a counter per bucket, its rows whose
--- parent can have a key in the batch ($1, $2], so that a batch reads the source by the foreign key's index rather
--- than whole. Keys order by parent as unsigned 64 bits (a negative parent after every other), then by start, so a
--- batch holds the parents from the first key's to the last key's (0 and -1, the ends of that order, when open):
+-- The source rows a batch of a recount reads, as a relation: the source table; for a counter of a packed key (keys.sql:
+-- per bucket, or of two columns), its rows whose first part (the parent) can have a key in the batch ($1, $2], so that
+-- a batch reads the source by the foreign key's index rather than whole. Keys order by parent as unsigned 64 bits (a
+-- negative parent after every other), then by the second part, so a batch holds the parents from the first key's to
+-- the last key's (0 and -1, the ends of that order, when open):
 -- one range of the foreign key, or two when it wraps past the largest positive parent. The planner sees the batch's
 -- bounds (EXECUTE ... USING plans with them), so the CASE folds to the range.
 CREATE OR REPLACE FUNCTION countercache.batch_source_sql(c countercache.counter)
@@ -1823,7 +1928,7 @@ RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT CASE WHEN c.bucket_period IS NULL THEN format('%I.%I', c.source_schema, c.source_table)
+    SELECT CASE WHEN countercache.packed_key_sql(c) IS NULL THEN format('%I.%I', c.source_schema, c.source_table)
                 ELSE format($q$(SELECT s.* FROM %1$I.%2$I s
                                  WHERE CASE WHEN (%4$s >= 0) = (%5$s >= 0) THEN s.%3$I BETWEEN %4$s AND %5$s
                                             ELSE s.%3$I >= %4$s OR s.%3$I <= %5$s END)$q$,
@@ -2174,8 +2279,11 @@ DECLARE
     probe refcursor;
     untrusted text;
     elsewhere text;
-    -- the type source_fk must have: the middle table's key, a bucket's parent, or the target key
-    fk_type text := coalesce(via_key_type, countercache.column_type(c.target_schema, c.target_table, c.bucket_parent)::text,
+    -- the type source_fk must have: the middle table's key, a bucket's parent, a two-column key's first column, or
+    -- the target key
+    fk_type text := coalesce(via_key_type,
+                             countercache.column_type(c.target_schema, c.target_table,
+                                                      coalesce(c.bucket_parent, c.target_parts[1]))::text,
                              key_type);
     model_fix constant text := 'make the table match the entity (or the entity match the table) and regenerate the changelog';
     missing_fix constant text := 'apply the changelog that creates it before the countercache changelog';
@@ -2198,6 +2306,9 @@ BEGIN
     IF c.bucket_period IS NOT NULL THEN
         RETURN QUERY SELECT * FROM countercache.bucket_problems(c);
     END IF;
+    IF c.target_parts IS NOT NULL OR c.source_parts IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM countercache.pair_problems(c);
+    END IF;
     IF strategy IS NULL OR strategy NOT IN ('queue', 'unlogged', 'direct', 'slotted') THEN
         RETURN QUERY SELECT d || ': ' || format('strategy %L is unknown', strategy), 'use queue, unlogged, direct or slotted';
     ELSIF (strategy = 'slotted') <> (slots BETWEEN 2 AND 1024) OR (strategy <> 'slotted' AND slots <> 0) THEN
@@ -2209,8 +2320,8 @@ BEGIN
     END IF;
     RETURN QUERY SELECT d || ': ' || x.p, model_fix FROM (SELECT countercache.type_problem('key', target_schema, target_table,
         target_key, key_type, 'the entity model says') AS p) x WHERE has_target AND x.p IS NOT NULL
-        -- a bucket table's key is the library's to add (add_bucket_key), and bucket_problems checks it
-        AND c.bucket_period IS NULL;
+        -- a packed key is the library's to add (add_packed_key), and packed_key_problems checks it
+        AND countercache.packed_key_sql(c) IS NULL;
     IF NOT has_source THEN
         RETURN QUERY SELECT d || ': ' || format('source table %I.%I does not exist', source_schema, source_table), missing_fix;
     END IF;
@@ -3413,6 +3524,9 @@ DECLARE
     amounts bigint[];
     moved bigint;
 BEGIN
+    IF NOT EXISTS (SELECT FROM countercache.slot s WHERE s.n <> 0) THEN
+        RETURN 0;   -- nothing to flush: no subtransaction for the block below, which every round would pay
+    END IF;
     BEGIN
         SELECT array_agg(l.t), array_agg(l.n) INTO rows, amounts
           FROM (SELECT s.ctid AS t, s.n FROM countercache.slot s WHERE s.n <> 0 LIMIT max_slots FOR UPDATE SKIP LOCKED) l;
@@ -3830,7 +3944,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'd76d67c02257a279' $fn$;
+AS $fn$ SELECT '9f6b730b1a4e8d6b' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -3839,10 +3953,15 @@ REVOKE ALL ON ALL TABLES IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL PROCEDURES IN SCHEMA countercache FROM PUBLIC;
+-- Except the packing of a key of two parts (keys.sql), which the generated countercache_key column of a target keyed
+-- by two columns, or of a bucket table, computes as whoever writes the row: the application, or the worker creating a
+-- bucket row. It reads nothing and writes nothing.
+GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint) TO PUBLIC;
 
 -- What a later release adds to a round goes to whoever may already run one, so that an upgrade does not stop a
 -- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
--- form, and lane_of and in_lane, which its claim calls even for one lane).
+-- form, and lane_of and in_lane, which its claim calls even for one lane); and the formulas of packed keys, which
+-- key_sql and batch_source_sql call for every counter.
 DO $grants$
 DECLARE
     grantee name;
@@ -3856,6 +3975,15 @@ BEGIN
         EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION countercache.rollup_report(integer, boolean, integer),'
                                   ' countercache.lane_of(bigint, uuid, integer),'
                                   ' countercache.in_lane(bigint, uuid, integer, integer) TO %I', grantee);
+    END LOOP;
+    FOR grantee IN
+        SELECT DISTINCT pg_catalog.pg_get_userbyid(a.grantee)
+          FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
+         WHERE p.oid = 'countercache.key_sql(countercache.counter)'::pg_catalog.regprocedure
+           AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0 AND a.grantee <> p.proowner
+    LOOP
+        EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION countercache.packed_key_sql(countercache.counter),'
+                                  ' countercache.pair_key_sql(countercache.counter) TO %I', grantee);
     END LOOP;
 END
 $grants$;
@@ -3899,6 +4027,8 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "bucket_column": null,
             "bucket_retention": null,
             "more_fks": null,
+            "target_parts": null,
+            "source_parts": null,
             "definition_hash": "b58fa54e25e7d1b250528a49"
         }')
     UNION ALL
@@ -3936,6 +4066,8 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "bucket_column": null,
             "bucket_retention": null,
             "more_fks": null,
+            "target_parts": null,
+            "source_parts": null,
             "definition_hash": "2055b04c73844508f4a7e2be"
         }')
   ) p;
@@ -3982,6 +4114,8 @@ SELECT countercache.define_counter('{
     "bucket_column": null,
     "bucket_retention": null,
     "more_fks": null,
+    "target_parts": null,
+    "source_parts": null,
     "definition_hash": "b58fa54e25e7d1b250528a49"
 }');
 
@@ -4019,6 +4153,8 @@ SELECT countercache.define_counter('{
     "bucket_column": null,
     "bucket_retention": null,
     "more_fks": null,
+    "target_parts": null,
+    "source_parts": null,
     "definition_hash": "2055b04c73844508f4a7e2be"
 }');
 

@@ -47,12 +47,41 @@ import java.util.zip.CRC32;
  *                    ({@link Bucket#KEY_COLUMN}) and {@code keyType} {@link KeyType#UUID}; {@code null} otherwise
  * @param moreFks     further source columns that point at the target key like {@code sourceFk}, each feeding the
  *                    counter: a row counts once for each of them (a game for both its players); empty for most
+ * @param pair        for a target whose key has two columns, those columns and the source's that point at them; the
+ *                    target key is then the column the library adds ({@link Pair#KEY_COLUMN}), {@code keyType}
+ *                    {@link KeyType#UUID} and {@code sourceFk} the first of the source's; {@code null} otherwise
  */
 public record CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType,
                                 String column, String columnType, TableName source, String sourceFk,
                                 String condition, String sumColumn, Strategy strategy, int slots, Via via,
                                 Extreme extreme, String distinctColumn, String touchColumn, Bucket bucket,
-                                List<String> moreFks) {
+                                List<String> moreFks, Pair pair) {
+
+    /**
+     * The key of a target whose rows are keyed by two integer columns ({@code (tenant_id, id)}): its
+     * {@code targetColumns} and the source's {@code sourceColumns} that point at them, in the same order. The library
+     * packs the two parts into one uuid, a generated column of the target ({@link #KEY_COLUMN}) with a unique index,
+     * which the queue names the row by: the first part in the high 64 bits, the second in the low 64.
+     */
+    public record Pair(List<String> targetColumns, List<String> sourceColumns) {
+
+        /** The column the library adds to the target: its two key columns packed into one uuid, generated. */
+        public static final String KEY_COLUMN = Bucket.KEY_COLUMN;
+
+        public Pair {
+            targetColumns = List.copyOf(targetColumns);
+            sourceColumns = List.copyOf(sourceColumns);
+            if (targetColumns.size() != 2 || sourceColumns.size() != 2) {
+                throw new IllegalArgumentException("a key of two parts has two target columns and two source columns,"
+                        + " not " + targetColumns + " and " + sourceColumns);
+            }
+        }
+
+        /** The key of the row whose two key columns hold these values, as {@code countercache.pair_key} packs it. */
+        public static java.util.UUID key(long first, long second) {
+            return new java.util.UUID(first, second);
+        }
+    }
 
     /**
      * How a counter per bucket keys its rows: a source row counts for the row of its parent ({@code sourceFk}, held
@@ -84,7 +113,7 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
          * bits, the seconds in the low 64.
          */
         public static java.util.UUID key(long parent, long epochSecond) {
-            return new java.util.UUID(parent, epochSecond);
+            return Pair.key(parent, epochSecond);
         }
 
         /** Buckets kept forever. */
@@ -117,7 +146,7 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
                              Strategy strategy, int slots, Via via, Extreme extreme, String distinctColumn,
                              String touchColumn, Bucket bucket) {
         this(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk, condition, sumColumn,
-                strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, List.of());
+                strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, List.of(), null);
     }
 
     /** A counter of a row that exists already (no bucket). */
@@ -178,6 +207,12 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(sourceFk, "sourceFk");
         moreFks = moreFks == null ? List.of() : List.copyOf(moreFks);
+        if (pair != null && (via != null || extreme != null || distinctColumn != null || bucket != null
+                || !moreFks.isEmpty())) {
+            throw new CounterCacheException("@CounterCache on " + declaredBy + ": a counter of a target keyed by two"
+                    + " columns counts or sums the rows of a source that points straight at it, through one"
+                    + " association; leave out min, max, distinct and bucket, and name one many-to-one with via");
+        }
         if (!moreFks.isEmpty() && (via != null || extreme != null || distinctColumn != null || bucket != null)) {
             throw new CounterCacheException("@CounterCache on " + declaredBy + ": several associations can feed a count"
                     + " or a sum of the source's own rows only; count along a path, per bucket, a min, a max or"
@@ -254,7 +289,7 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
     /** This counter with another strategy (and slot count, for {@link Strategy#SLOTTED}). */
     public CounterDefinition withStrategy(Strategy strategy, int slots) {
         return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
-                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, moreFks);
+                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, moreFks, pair);
     }
 
     /**
@@ -263,13 +298,13 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
      */
     public CounterDefinition withMoreFks(List<String> moreFks) {
         return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
-                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, moreFks);
+                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, moreFks, pair);
     }
 
     /** This counter, touching a timestamp column of its target whenever it changes (or nothing, for null). */
     public CounterDefinition withTouch(String touchColumn) {
         return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
-                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, moreFks);
+                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, moreFks, pair);
     }
 
     /**
@@ -279,7 +314,17 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
     public CounterDefinition withBucket(TableName table, Bucket bucket) {
         return new CounterDefinition(declaredBy, table, Bucket.KEY_COLUMN, KeyType.UUID, column, columnType, source,
                 sourceFk, condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket,
-                moreFks);
+                moreFks, pair);
+    }
+
+    /**
+     * This counter of a target keyed by two columns (its target key becomes the key column the library adds,
+     * {@link Pair#KEY_COLUMN}, and its foreign key the first of the source's two columns).
+     */
+    public CounterDefinition withPair(Pair pair) {
+        return new CounterDefinition(declaredBy, target, Pair.KEY_COLUMN, KeyType.UUID, column, columnType, source,
+                pair.sourceColumns().get(0), condition, sumColumn, strategy, slots, via, extreme, distinctColumn,
+                touchColumn, bucket, moreFks, pair);
     }
 
     /**
@@ -322,6 +367,8 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         row.put("bucket_column", bucket == null ? null : bucket.startColumn());
         row.put("bucket_retention", bucket == null || bucket.retention() == 0 ? null : bucket.retention());
         row.put("more_fks", moreFks.isEmpty() ? null : moreFks);
+        row.put("target_parts", pair == null ? null : pair.targetColumns());
+        row.put("source_parts", pair == null ? null : pair.sourceColumns());
         row.put("definition_hash", definitionHash());
         return row;
     }
@@ -372,6 +419,10 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         }
         if (!moreFks.isEmpty()) {
             canonical += "\u0001more_fks\u0001" + String.join("\u0001", moreFks);
+        }
+        if (pair != null) {
+            canonical += "\u0001pair\u0001" + String.join("\u0001", pair.targetColumns()) + "\u0001"
+                    + String.join("\u0001", pair.sourceColumns());
         }
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(canonical.getBytes(StandardCharsets.UTF_8));

@@ -1,12 +1,11 @@
 -- Buckets: counters kept in rows of their own, one per parent and period (@CounterCache(bucket = ...)): comments per
 -- article per day. The target is a table keyed by (parent, bucket start); the rollup creates its rows.
 --
--- A bucket row's key is its parent's key and its bucket's start packed into one uuid, which the library keeps in a
--- generated column of the bucket table (the counter's target_key, with a unique index): the high 64 bits are the
--- parent key (two's complement), the low 64 the start's seconds since the epoch (a date's midnight and a timestamp's
--- wall time read as UTC). The queue, the orphans, the dead letters, the target triggers, the recount and drift then
--- treat it as any uuid key; what is particular to buckets is here: the key of a source row (bucket_key_sql), the
--- rows a round must create before it applies (bucket_rows_sql), and the problems of a declaration (bucket_problems).
+-- A bucket row's key is its parent's key and its bucket's start packed into one uuid (keys.sql): the high 64 bits are
+-- the parent key, the low 64 the start's seconds since the epoch (a date's midnight and a timestamp's wall time read
+-- as UTC). The queue, the orphans, the dead letters, the target triggers, the recount and drift then treat it as any
+-- uuid key; what is particular to buckets is here: the key of a source row (bucket_key_sql), the rows a round must
+-- create before it applies (bucket_rows_sql), and the problems of a declaration (bucket_problems).
 
 -- The key of the bucket that starts at a time, of a parent. These three run in every capture of a counter per bucket,
 -- so they are inlined into the capture's queries: SQL bodies of one expression, with no SET clause (a function with
@@ -16,10 +15,8 @@
 CREATE OR REPLACE FUNCTION countercache.bucket_key(parent bigint, bucket timestamptz)
 RETURNS uuid
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CAST(pg_catalog.lpad(pg_catalog.to_hex(parent), 16, '0') OPERATOR(pg_catalog.||)
-            pg_catalog.lpad(pg_catalog.to_hex(CAST(pg_catalog.floor(EXTRACT(epoch FROM bucket OPERATOR(pg_catalog.-)
-                                                   TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00')) AS bigint)),
-                            16, '0') AS pg_catalog.uuid);
+RETURN countercache.pair_key(parent, CAST(pg_catalog.floor(EXTRACT(epoch FROM bucket OPERATOR(pg_catalog.-)
+                                              TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00')) AS bigint));
 CREATE OR REPLACE FUNCTION countercache.bucket_key(parent bigint, bucket timestamp)
 RETURNS uuid
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -29,14 +26,7 @@ RETURNS uuid
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN countercache.bucket_key(parent, CAST(bucket AS timestamp) AT TIME ZONE 'UTC');
 
--- The parent key and the bucket's start that a key packs.
-CREATE OR REPLACE FUNCTION countercache.key_parent(key uuid)
-RETURNS bigint
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT ('x' || left(encode(uuid_send(key), 'hex'), 16))::bit(64)::bigint
-$fn$;
+-- The bucket's start that a key packs (key_parent reads its parent).
 CREATE OR REPLACE FUNCTION countercache.key_start(key uuid)
 RETURNS timestamptz
 LANGUAGE sql IMMUTABLE
@@ -244,29 +234,6 @@ AS $fn$
      LIMIT 1
 $fn$;
 
--- Gives a bucket table the generated column that packs its key, and that column's unique index, unless it has them.
-CREATE OR REPLACE FUNCTION countercache.add_bucket_key(c countercache.counter)
-RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-BEGIN
-    IF countercache.column_type(c.target_schema, c.target_table, c.target_key) IS NULL THEN
-        EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I uuid'
-                       ' GENERATED ALWAYS AS (countercache.bucket_key(%I, %I)) STORED',
-                       c.target_schema, c.target_table, c.target_key, c.bucket_parent, c.bucket_column);
-    END IF;
-    IF NOT EXISTS (SELECT FROM pg_index i
-                    WHERE i.indrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
-                      AND i.indisunique AND i.indpred IS NULL AND i.indkey::text = (
-                          SELECT a.attnum::text FROM pg_attribute a
-                           WHERE a.attrelid = i.indrelid AND a.attname = c.target_key)) THEN
-        EXECUTE format('CREATE UNIQUE INDEX %I ON %I.%I (%I)', left(c.target_table, 45) || '_countercache_key',
-                       c.target_schema, c.target_table, c.target_key);
-    END IF;
-END
-$fn$;
-
 -- The problems only a bucket counter can have (counter_problems checks the rest).
 CREATE OR REPLACE FUNCTION countercache.bucket_problems(c countercache.counter)
 RETURNS TABLE (problem text, fix text)
@@ -322,18 +289,7 @@ BEGIN
             c.bucket_parent, coalesce(t::text, 'missing')),
             'a bucket row points at a parent with an integer or bigint key';
     END IF;
-    IF countercache.column_type(c.target_schema, c.target_table, c.target_key) IS NOT NULL
-       AND NOT EXISTS (SELECT FROM pg_attribute a
-                        WHERE a.attrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
-                          AND a.attname = c.target_key AND a.attgenerated = 's' AND a.atttypid = 'uuid'::regtype
-                          AND pg_get_expr((SELECT ad.adbin FROM pg_attrdef ad
-                                            WHERE ad.adrelid = a.attrelid AND ad.adnum = a.attnum), a.attrelid)
-                              LIKE 'countercache.bucket_key(%') THEN
-        RETURN QUERY SELECT d || ': ' || format('%I.%I.%I is not the key the library keeps of (%I, %I)',
-            c.target_schema, c.target_table, c.target_key, c.bucket_parent, c.bucket_column),
-            format('drop the column %I: the library adds it, generated from the parent and the bucket start',
-                   c.target_key);
-    END IF;
+    RETURN QUERY SELECT * FROM countercache.packed_key_problems(c);
     SELECT * INTO other FROM countercache.counter k
      WHERE k.target_schema = c.target_schema AND k.target_table = c.target_table AND k.id <> c.id
        AND (k.bucket_parent, k.bucket_column, k.bucket_period, k.bucket_zone, k.bucket_retention)

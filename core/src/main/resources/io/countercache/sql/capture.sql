@@ -66,17 +66,21 @@ AS $fn$
                 ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.distinct_column) END
         || CASE WHEN c.bucket_source IS NULL THEN ''
                 ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.bucket_source) END
+        || CASE WHEN c.source_parts IS NULL THEN ''
+                ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.source_parts[2]) END
 $fn$;
 
--- the key it counts for: its foreign key (the middle row's key, along a path, which contributions_sql looks up), or
--- for a counter per bucket the key of its parent's bucket that holds its time (bucket_key_sql);
+-- the key it counts for: its foreign key (the middle row's key, along a path, which contributions_sql looks up), for a
+-- counter per bucket the key of its parent's bucket that holds its time (bucket_key_sql), for a counter of a
+-- two-column key its two foreign key columns packed (pair_key_sql);
 CREATE OR REPLACE FUNCTION countercache.key_sql(c countercache.counter)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT CASE WHEN c.bucket_period IS NULL THEN format('%I.%I', c.source_table, c.source_fk)
-                ELSE countercache.bucket_key_sql(c) END
+    SELECT CASE WHEN c.bucket_period IS NOT NULL THEN countercache.bucket_key_sql(c)
+                WHEN c.source_parts IS NOT NULL THEN countercache.pair_key_sql(c)
+                ELSE format('%I.%I', c.source_table, c.source_fk) END
 $fn$;
 
 -- the value it counts once per target, for a distinct counter (as text: the checks allow only types whose text is one
@@ -186,6 +190,7 @@ AS $fn$
         || CASE WHEN coalesce(c.sum_column, c.aggregate_column, c.distinct_column) IS NULL THEN ''
                 ELSE format(', %I.%I', c.source_table, coalesce(c.sum_column, c.aggregate_column, c.distinct_column)) END
         || CASE WHEN c.bucket_source IS NULL THEN '' ELSE format(', %I.%I', c.source_table, c.bucket_source) END
+        || CASE WHEN c.source_parts IS NULL THEN '' ELSE format(', %I.%I', c.source_table, c.source_parts[2]) END
 $fn$;
 
 -- Every counter of cs for the one row of rows, in one row (see row_contribution_sql); with signed, each counter's

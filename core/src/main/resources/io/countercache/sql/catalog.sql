@@ -139,8 +139,8 @@ BEGIN
     END IF;
     -- the counter's own column is not a schema change the DDL guard should stop
     PERFORM set_config('countercache.ddl_guard', 'off', true);
-    IF c.bucket_period IS NOT NULL THEN
-        PERFORM countercache.add_bucket_key(c);
+    IF countercache.packed_key_sql(c) IS NOT NULL THEN
+        PERFORM countercache.add_packed_key(c);
     END IF;
     IF c.aggregate IS NOT NULL THEN
         -- a min or max: NULL until a row counts, of its column's type (checked above)

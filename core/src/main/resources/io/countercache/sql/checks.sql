@@ -36,8 +36,11 @@ DECLARE
     probe refcursor;
     untrusted text;
     elsewhere text;
-    -- the type source_fk must have: the middle table's key, a bucket's parent, or the target key
-    fk_type text := coalesce(via_key_type, countercache.column_type(c.target_schema, c.target_table, c.bucket_parent)::text,
+    -- the type source_fk must have: the middle table's key, a bucket's parent, a two-column key's first column, or
+    -- the target key
+    fk_type text := coalesce(via_key_type,
+                             countercache.column_type(c.target_schema, c.target_table,
+                                                      coalesce(c.bucket_parent, c.target_parts[1]))::text,
                              key_type);
     model_fix constant text := 'make the table match the entity (or the entity match the table) and regenerate the changelog';
     missing_fix constant text := 'apply the changelog that creates it before the countercache changelog';
@@ -60,6 +63,9 @@ BEGIN
     IF c.bucket_period IS NOT NULL THEN
         RETURN QUERY SELECT * FROM countercache.bucket_problems(c);
     END IF;
+    IF c.target_parts IS NOT NULL OR c.source_parts IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM countercache.pair_problems(c);
+    END IF;
     IF strategy IS NULL OR strategy NOT IN ('queue', 'unlogged', 'direct', 'slotted') THEN
         RETURN QUERY SELECT d || ': ' || format('strategy %L is unknown', strategy), 'use queue, unlogged, direct or slotted';
     ELSIF (strategy = 'slotted') <> (slots BETWEEN 2 AND 1024) OR (strategy <> 'slotted' AND slots <> 0) THEN
@@ -71,8 +77,8 @@ BEGIN
     END IF;
     RETURN QUERY SELECT d || ': ' || x.p, model_fix FROM (SELECT countercache.type_problem('key', target_schema, target_table,
         target_key, key_type, 'the entity model says') AS p) x WHERE has_target AND x.p IS NOT NULL
-        -- a bucket table's key is the library's to add (add_bucket_key), and bucket_problems checks it
-        AND c.bucket_period IS NULL;
+        -- a packed key is the library's to add (add_packed_key), and packed_key_problems checks it
+        AND countercache.packed_key_sql(c) IS NULL;
     IF NOT has_source THEN
         RETURN QUERY SELECT d || ': ' || format('source table %I.%I does not exist', source_schema, source_table), missing_fix;
     END IF;

@@ -5,10 +5,15 @@ REVOKE ALL ON ALL TABLES IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL PROCEDURES IN SCHEMA countercache FROM PUBLIC;
+-- Except the packing of a key of two parts (keys.sql), which the generated countercache_key column of a target keyed
+-- by two columns, or of a bucket table, computes as whoever writes the row: the application, or the worker creating a
+-- bucket row. It reads nothing and writes nothing.
+GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint) TO PUBLIC;
 
 -- What a later release adds to a round goes to whoever may already run one, so that an upgrade does not stop a
 -- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
--- form, and lane_of and in_lane, which its claim calls even for one lane).
+-- form, and lane_of and in_lane, which its claim calls even for one lane); and the formulas of packed keys, which
+-- key_sql and batch_source_sql call for every counter.
 DO $grants$
 DECLARE
     grantee name;
@@ -22,6 +27,15 @@ BEGIN
         EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION countercache.rollup_report(integer, boolean, integer),'
                                   ' countercache.lane_of(bigint, uuid, integer),'
                                   ' countercache.in_lane(bigint, uuid, integer, integer) TO %I', grantee);
+    END LOOP;
+    FOR grantee IN
+        SELECT DISTINCT pg_catalog.pg_get_userbyid(a.grantee)
+          FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
+         WHERE p.oid = 'countercache.key_sql(countercache.counter)'::pg_catalog.regprocedure
+           AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0 AND a.grantee <> p.proowner
+    LOOP
+        EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION countercache.packed_key_sql(countercache.counter),'
+                                  ' countercache.pair_key_sql(countercache.counter) TO %I', grantee);
     END LOOP;
 END
 $grants$;

@@ -87,10 +87,11 @@ AS $fn$
                 ELSE format(' AND countercache.key_start(%s) >= %L::timestamptz', key, countercache.bucket_cutoff(c)) END
 $fn$;
 
--- The source rows a batch of a recount reads, as a relation: the source table; for a counter per bucket, its rows whose
--- parent can have a key in the batch ($1, $2], so that a batch reads the source by the foreign key's index rather
--- than whole. Keys order by parent as unsigned 64 bits (a negative parent after every other), then by start, so a
--- batch holds the parents from the first key's to the last key's (0 and -1, the ends of that order, when open):
+-- The source rows a batch of a recount reads, as a relation: the source table; for a counter of a packed key (keys.sql:
+-- per bucket, or of two columns), its rows whose first part (the parent) can have a key in the batch ($1, $2], so that
+-- a batch reads the source by the foreign key's index rather than whole. Keys order by parent as unsigned 64 bits (a
+-- negative parent after every other), then by the second part, so a batch holds the parents from the first key's to
+-- the last key's (0 and -1, the ends of that order, when open):
 -- one range of the foreign key, or two when it wraps past the largest positive parent. The planner sees the batch's
 -- bounds (EXECUTE ... USING plans with them), so the CASE folds to the range.
 CREATE OR REPLACE FUNCTION countercache.batch_source_sql(c countercache.counter)
@@ -98,7 +99,7 @@ RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT CASE WHEN c.bucket_period IS NULL THEN format('%I.%I', c.source_schema, c.source_table)
+    SELECT CASE WHEN countercache.packed_key_sql(c) IS NULL THEN format('%I.%I', c.source_schema, c.source_table)
                 ELSE format($q$(SELECT s.* FROM %1$I.%2$I s
                                  WHERE CASE WHEN (%4$s >= 0) = (%5$s >= 0) THEN s.%3$I BETWEEN %4$s AND %5$s
                                             ELSE s.%3$I >= %4$s OR s.%3$I <= %5$s END)$q$,

@@ -102,6 +102,9 @@ DECLARE
     amounts bigint[];
     moved bigint;
 BEGIN
+    IF NOT EXISTS (SELECT FROM countercache.slot s WHERE s.n <> 0) THEN
+        RETURN 0;   -- nothing to flush: no subtransaction for the block below, which every round would pay
+    END IF;
     BEGIN
         SELECT array_agg(l.t), array_agg(l.n) INTO rows, amounts
           FROM (SELECT s.ctid AS t, s.n FROM countercache.slot s WHERE s.n <> 0 LIMIT max_slots FOR UPDATE SKIP LOCKED) l;

@@ -64,19 +64,19 @@ public final class CounterCaches {
 
     /**
      * The exact values of one count or sum for many entities, in one query, as BigDecimals. For a counter per bucket
-     * the ids are the bucket entity's ({@code @IdClass} or {@code @EmbeddedId} instances), and a bucket whose row the
-     * rollup has yet to make is there too: 0 and what is pending for it.
+     * or of an entity with a two-column identifier, the ids are the entity's ({@code @IdClass} or {@code @EmbeddedId}
+     * instances), and a bucket whose row the rollup has yet to make is there too: 0 and what is pending for it.
      */
     public static <K> Map<K, BigDecimal> exactDecimal(EntityManager em, Class<?> entity, String field, Collection<K> ids) {
         return read(em, entity, field, (c, counter) -> {
-            if (counter.bucket() == null) {
+            if (counter.bucket() == null && counter.pair() == null) {
                 return ExactReads.readDecimal(c, counter, ids);
             }
             EntityPersister persister = em.unwrap(Session.class).getSessionFactory().unwrap(SessionFactoryImplementor.class)
                     .getMappingMetamodel().getEntityDescriptor(entity);
             Map<java.util.UUID, K> byKey = new java.util.LinkedHashMap<>();
             for (K id : ids) {
-                byKey.put(BucketKeys.of(persister, id), id);
+                byKey.put(PackedKeys.of(persister, counter, id), id);
             }
             Map<K, BigDecimal> values = new java.util.LinkedHashMap<>();
             ExactReads.readDecimal(c, counter, byKey.keySet()).forEach((k, v) -> values.put(byKey.get(k), v));

@@ -170,6 +170,21 @@ class CounterModelTest {
     }
 
     @Test
+    void aKeyOfTwoColumnsPairsThemByWhatTheyReferenceAndOneThatCannotBePackedIsRefused() {
+        CounterDefinition lines = EntityModel.counters(List.of(Membership.class, Contribution.class), Map.of()).get(1);
+        assertThat(lines.declaredBy()).isEqualTo("Membership.linesAdded");
+        assertThat(lines.targetKey()).isEqualTo("countercache_key");
+        assertThat(lines.sourceFk()).isEqualTo(lines.pair().sourceColumns().get(0));
+        assertThat(java.util.stream.IntStream.range(0, 2).mapToObj(i -> lines.pair().targetColumns().get(i) + " <- "
+                + lines.pair().sourceColumns().get(i))).containsExactlyInAnyOrder("team <- member_team",
+                "number <- member_number");
+        assertThatThrownBy(() -> EntityModel.counters(List.of(Berth.class, Berth.Boat.class), Map.of()))
+                .hasMessageContaining("@CounterCache on Berth.boats: Berth has a composite identifier of other parts"
+                        + " than two Long or Integer columns; counters need a single-column Long, Integer or UUID"
+                        + " identifier, two Long or Integer columns (@IdClass or @EmbeddedId), or a bucket");
+    }
+
+    @Test
     void aViaThatIsNotAManyToOneToTheTargetListsTheOnesThatAre() {
         assertThatThrownBy(() -> EntityModel.counters(List.of(Shelf.class, Book.class), Map.of()))
                 .hasMessage("@CounterCache on Shelf.books: via = \"shelff\" is not a many-to-one of Book pointing to"

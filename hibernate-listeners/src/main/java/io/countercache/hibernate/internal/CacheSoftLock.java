@@ -27,10 +27,11 @@ final class CacheSoftLock implements RollupListener {
     private static final Logger log = LoggerFactory.getLogger(CacheSoftLock.class);
 
     /**
-     * Where a counter's rows live in the entity model; a bucket entity's rows are named by a key the library packs,
-     * not by their identifier, so a round locks its whole region (as Hibernate does around a bulk update).
+     * Where a counter's rows live in the entity model; the rows of a bucket entity, or of an entity keyed by two
+     * columns, are named by a key the library packs, not by their identifier, so a round locks its whole region (as
+     * Hibernate does around a bulk update).
      */
-    record Target(String entityName, KeyType keyType, boolean bucket) {
+    record Target(String entityName, KeyType keyType, boolean packed) {
     }
 
     private final SessionFactoryImplementor factory;
@@ -80,7 +81,7 @@ final class CacheSoftLock implements RollupListener {
             return;
         }
         EntityDataAccess access = persister.getCacheAccessStrategy();
-        if (target.bucket()) {
+        if (target.packed()) {
             SoftLock region = access.lockRegion();
             releases.add(() -> access.unlockRegion(region));
             return;

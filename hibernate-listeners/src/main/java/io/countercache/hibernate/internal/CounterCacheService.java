@@ -60,7 +60,7 @@ public final class CounterCacheService implements Service, SessionFactoryObserve
             }
             byField.put(c.entity().getEntityName() + "#" + c.property().getName(), c.definition());
             targets.put(c.definition().id(), new CacheSoftLock.Target(c.entity().getEntityName(), c.definition().keyType(),
-                    c.definition().bucket() != null));
+                    c.definition().bucket() != null || c.definition().pair() != null));
         }
         this.cache = new CacheSoftLock(factory, targets);
         factory.addObserver(this);

@@ -214,9 +214,8 @@ public final class CounterModel {
         }
         if (target.getIdentifierMapper() != null || target.getIdentifier() instanceof Component
                 || target.getIdentifier().getColumnSpan() != 1) {
-            throw fail(who, simpleName(target) + " has a composite identifier; counters need a single-column"
-                    + " Long, Integer or UUID identifier, or a bucket (bucket = \"createdAt\", period = \"1 day\") for"
-                    + " an identifier of a parent and a period's start");
+            return List.of(new Declared(pairCounter(metadata, target, who, cc, counter, columnType, extreme, strategy),
+                    target, counter));
         }
         KeyType keyType = keyType(target.getIdentifierProperty().getType().getReturnedClass());
         if (keyType == null) {
@@ -481,6 +480,57 @@ public final class CounterModel {
                 and(rowsOf(who, source), cc.where().isBlank() ? null : cc.where().trim()), sum, strategy, 0)
                 .withBucket(table, new CounterDefinition.Bucket(time, period, cc.zone().trim(),
                         columnName(singleColumn(who, up)), columnName(singleColumn(who, start)), cc.retention()));
+    }
+
+    /**
+     * A count or sum of a target whose identifier is two Long or Integer columns (an @IdClass or @EmbeddedId, as
+     * (tenant_id, id)), through a many-to-one of the source that joins on both: the library packs the two into one
+     * key (CounterDefinition.Pair).
+     */
+    private static CounterDefinition pairCounter(Metadata metadata, PersistentClass target, String who,
+                                                 CounterCache cc, Property counter, String columnType, String extreme,
+                                                 Strategy strategy) {
+        Component id = target.getIdentifierMapper() != null ? target.getIdentifierMapper()
+                : target.getIdentifier() instanceof Component c ? c : null;
+        List<Property> parts = id == null ? List.of() : id.getProperties();
+        if (target.getKey().getColumnSpan() != 2 || parts.size() != 2 || parts.stream().anyMatch(p ->
+                p.getValue().getColumnSpan() != 1 || keyType(p.getType().getReturnedClass()) == null
+                        || keyType(p.getType().getReturnedClass()) == KeyType.UUID)) {
+            throw fail(who, simpleName(target) + " has a composite identifier of other parts than two Long or Integer"
+                    + " columns; counters need a single-column Long, Integer or UUID identifier, two Long or Integer"
+                    + " columns (@IdClass or @EmbeddedId), or a bucket (bucket = \"createdAt\", period = \"1 day\")"
+                    + " for an identifier of a parent and a period's start");
+        }
+        if (extreme != null || !cc.distinct().isBlank() || !cc.collection().isBlank() || cc.via().length > 1
+                || via(cc).contains(".")) {
+            throw fail(who, simpleName(target) + " has an identifier of two columns; a counter of it counts or sums the"
+                    + " rows of a source through one many-to-one that joins on both (source = Comment.class, via ="
+                    + " \"article\"): leave out min, max, distinct and collection, and count along a path or through"
+                    + " several associations into an entity with a single-column identifier");
+        }
+        if (cc.source() == void.class || via(cc).isBlank()) {
+            throw fail(who, "name what is counted: source and via (source = Comment.class, via = \"article\")");
+        }
+        PersistentClass source = metadata.getEntityBinding(cc.source().getName());
+        if (source == null) {
+            throw fail(who, "source = " + cc.source().getSimpleName() + ".class is not an entity of this persistence"
+                    + " unit; annotate it with @Entity and list it with the others");
+        }
+        ManyToOne m = manyToOne(who, via(cc), source, via(cc), target);
+        if (m.getReferencedPropertyName() != null || m.getColumnSpan() != 2) {
+            throw fail(who, "via = \"" + via(cc) + "\" must join on both columns of " + simpleName(target)
+                    + "'s identifier");
+        }
+        ownTable(who, source, "via = \"" + via(cc) + "\"", via(cc), m);
+        // a many-to-one's columns follow the columns of the key it references, in order
+        List<String> keyColumns = target.getKey().getColumns().stream().map(CounterModel::columnName).toList();
+        List<String> fkColumns = m.getColumns().stream().map(CounterModel::columnName).toList();
+        String sum = cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim(), counter);
+        return new CounterDefinition(who, tableName(metadata, target.getTable()), keyColumns.get(0), KeyType.UUID,
+                columnName(singleColumn(who, counter)), columnType, tableName(metadata, source.getTable()),
+                fkColumns.get(0), and(rowsOf(who, source), cc.where().isBlank() ? null : cc.where().trim()), sum,
+                strategy, cc.slots())
+                .withPair(new CounterDefinition.Pair(keyColumns, fkColumns));
     }
 
     /**

@@ -14,19 +14,40 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 
-/** The key the library packs for a bucket entity's identifier: its parent's key and its start (see CounterModel). */
-final class BucketKeys {
+/**
+ * The key the library packs for an identifier of two parts (see CounterModel): a bucket entity's, of its parent's key
+ * and its start, or a two-column identifier's, of its columns in the order the counter names them.
+ */
+final class PackedKeys {
 
-    private BucketKeys() {
+    private PackedKeys() {
     }
 
-    static UUID of(EntityPersister persister, Object id) {
+    static UUID of(EntityPersister persister, CounterDefinition counter, Object id) {
         EntityIdentifierMapping mapping = persister.getIdentifierMapping();
         EmbeddableMappingType type = mapping instanceof NonAggregatedIdentifierMapping n
                 ? (n.getIdClassEmbeddable() != null ? n.getIdClassEmbeddable() : n.getVirtualIdEmbeddable())
                 : ((CompositeIdentifierMapping) mapping).getPartMappingType();
+        if (counter.pair() != null) {
+            Object[] values = type.getValues(id);
+            List<String> columns = new ArrayList<>();
+            type.forEachSelectable((i, selectable) -> columns.add(unquoted(selectable.getSelectionExpression())));
+            long[] parts = new long[2];
+            for (int i = 0; i < 2; i++) {
+                int at = columns.indexOf(counter.pair().targetColumns().get(i).toLowerCase(Locale.ROOT));
+                if (at < 0 || !(values[at] instanceof Number number)) {
+                    throw new CounterCacheException(persister.getEntityName() + " id " + id + " has no "
+                            + counter.pair().targetColumns().get(i));
+                }
+                parts[i] = number.longValue();
+            }
+            return CounterDefinition.Pair.key(parts[0], parts[1]);
+        }
         Long parent = null, start = null;
         for (Object part : type.getValues(id)) {
             if (part instanceof Number number) {
@@ -39,6 +60,10 @@ final class BucketKeys {
             throw new CounterCacheException(persister.getEntityName() + " id " + id + " has no parent key and start");
         }
         return CounterDefinition.Bucket.key(parent, start);
+    }
+
+    private static String unquoted(String column) {
+        return column.replace("\"", "").replace("`", "").toLowerCase(Locale.ROOT);
     }
 
     /** Seconds since the epoch, a date's midnight and a timestamp's wall time read as UTC (as the database packs). */

@@ -1,0 +1,133 @@
+-- Packed keys: a target key of two parts kept as one uuid. The queue, the orphans, the dead letters, the slots, the
+-- target triggers, the recount and drift name a target row by one key, so a target whose rows are keyed by two parts
+-- gets a generated column of the library's (countercache_key, with a unique index) that packs them: the first part in
+-- the high 64 bits (two's complement), the second in the low 64. The catalog row's target key is that column and its
+-- key type uuid, and every subsystem treats it as any uuid key. Two kinds of counter have one:
+--   a counter per bucket (buckets.sql): a parent and the start of a period, in seconds since the epoch;
+--   a counter of a target with a two-column key of integers (target_parts, as (tenant_id, id)), which its source
+--   points at with two foreign key columns (source_parts, the first of them source_fk).
+-- The first part orders the keys, so a recount's batch of keys reads one range of the source's first foreign key
+-- column (batch_source_sql).
+
+-- The key of two parts. It runs in every capture of such a counter, so it is inlined into the capture's queries: a SQL
+-- body of one expression, with no SET clause (a function with one is never inlined), bound when created to what it
+-- names, each qualified with pg_catalog, so that no search_path can change what it calls. NULL when a part is NULL.
+CREATE OR REPLACE FUNCTION countercache.pair_key(high bigint, low bigint)
+RETURNS uuid
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CAST(pg_catalog.lpad(pg_catalog.to_hex(high), 16, '0') OPERATOR(pg_catalog.||)
+            pg_catalog.lpad(pg_catalog.to_hex(low), 16, '0') AS pg_catalog.uuid);
+
+-- The first part of a packed key: a bucket's parent, or a two-column key's first column.
+CREATE OR REPLACE FUNCTION countercache.key_parent(key uuid)
+RETURNS bigint
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT ('x' || left(encode(uuid_send(key), 'hex'), 16))::bit(64)::bigint
+$fn$;
+
+-- Whether counter c's target key is packed, and the expression of the target's columns that packs it.
+CREATE OR REPLACE FUNCTION countercache.packed_key_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN c.bucket_period IS NOT NULL
+                THEN format('countercache.bucket_key(%I, %I)', c.bucket_parent, c.bucket_column)
+                WHEN c.target_parts IS NOT NULL
+                THEN format('countercache.pair_key(%I, %I)', c.target_parts[1], c.target_parts[2]) END
+$fn$;
+
+-- The key a source row (aliased as the source table) points at under a counter of a two-column key.
+CREATE OR REPLACE FUNCTION countercache.pair_key_sql(c countercache.counter)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format('countercache.pair_key(%1$I.%2$I, %1$I.%3$I)', c.source_table, c.source_parts[1], c.source_parts[2])
+$fn$;
+
+-- Gives counter c's target the generated column that packs its key, and that column's unique index, unless it has them.
+CREATE OR REPLACE FUNCTION countercache.add_packed_key(c countercache.counter)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF countercache.column_type(c.target_schema, c.target_table, c.target_key) IS NULL THEN
+        EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I uuid GENERATED ALWAYS AS (%s) STORED',
+                       c.target_schema, c.target_table, c.target_key, countercache.packed_key_sql(c));
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_index i
+                    WHERE i.indrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
+                      AND i.indisunique AND i.indpred IS NULL AND i.indkey::text = (
+                          SELECT a.attnum::text FROM pg_attribute a
+                           WHERE a.attrelid = i.indrelid AND a.attname = c.target_key)) THEN
+        EXECUTE format('CREATE UNIQUE INDEX %I ON %I.%I (%I)', left(c.target_table, 45) || '_countercache_key',
+                       c.target_schema, c.target_table, c.target_key);
+    END IF;
+END
+$fn$;
+
+-- The problem of a target key column that is there but is not the one add_packed_key makes of c's parts.
+CREATE OR REPLACE FUNCTION countercache.packed_key_problems(c countercache.counter)
+RETURNS TABLE (problem text, fix text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format('@CounterCache on %s: %I.%I.%I is not the key the library keeps of (%s)', c.declared_by,
+                  c.target_schema, c.target_table, c.target_key,
+                  substring(countercache.packed_key_sql(c) FROM '\((.*)\)$')),
+           format('drop the column %I: the library adds it, generated from the parts of the key', c.target_key)
+     WHERE countercache.column_type(c.target_schema, c.target_table, c.target_key) IS NOT NULL
+       AND NOT EXISTS (SELECT FROM pg_attribute a
+                        WHERE a.attrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
+                          AND a.attname = c.target_key AND a.attgenerated = 's' AND a.atttypid = 'uuid'::regtype
+                          AND pg_get_expr((SELECT ad.adbin FROM pg_attrdef ad
+                                            WHERE ad.adrelid = a.attrelid AND ad.adnum = a.attnum), a.attrelid)
+                              LIKE split_part(countercache.packed_key_sql(c), '(', 1) || '(%')
+$fn$;
+
+-- The problems only a counter of a two-column key can have (counter_problems checks the rest).
+CREATE OR REPLACE FUNCTION countercache.pair_problems(c countercache.counter)
+RETURNS TABLE (problem text, fix text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    d constant text := '@CounterCache on ' || c.declared_by;
+    i integer;
+    t regtype;
+BEGIN
+    IF c.via_table IS NOT NULL OR c.aggregate IS NOT NULL OR c.distinct_column IS NOT NULL
+       OR c.bucket_period IS NOT NULL OR c.more_fks IS NOT NULL THEN
+        RETURN QUERY SELECT d || ': a counter of a two-column key counts or sums rows of a source that points straight'
+            || ' at it', 'leave out min, max, distinct and bucket, and name one many-to-one of the source with via';
+    END IF;
+    IF c.key_type <> 'uuid' OR cardinality(c.target_parts) <> 2 OR cardinality(c.source_parts) IS DISTINCT FROM 2
+       OR c.source_parts[1] <> c.source_fk THEN
+        RETURN QUERY SELECT d || ': the parts of the key are not the library''s', 'regenerate the changelog';
+        RETURN;
+    END IF;
+    IF to_regclass(format('%I.%I', c.target_schema, c.target_table)) IS NULL THEN
+        RETURN;
+    END IF;
+    FOR i IN 1 .. 2 LOOP
+        t := countercache.column_type(c.target_schema, c.target_table, c.target_parts[i]);
+        IF t IS NULL OR t NOT IN ('integer'::regtype, 'bigint'::regtype) THEN
+            RETURN QUERY SELECT d || ': ' || format('key column %I.%I.%I is %s', c.target_schema, c.target_table,
+                c.target_parts[i], coalesce(t::text, 'missing')),
+                'a key of two columns is kept when both are integer or bigint; give the entity such an identifier';
+        END IF;
+        IF i = 2 AND to_regclass(format('%I.%I', c.source_schema, c.source_table)) IS NOT NULL THEN
+            -- the first foreign key column is checked with every counter's (counter_problems)
+            RETURN QUERY SELECT d || ': ' || x.p, 'give the foreign key column the type of the key it points at'
+              FROM (SELECT countercache.type_problem('foreign key column', c.source_schema, c.source_table,
+                                                     c.source_parts[2], t::text, 'the key it points at is') AS p) x
+             WHERE t IS NOT NULL AND x.p IS NOT NULL;
+        END IF;
+    END LOOP;
+    RETURN QUERY SELECT * FROM countercache.packed_key_problems(c);
+END
+$fn$;

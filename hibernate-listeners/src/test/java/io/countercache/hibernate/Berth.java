@@ -1,0 +1,38 @@
+package io.countercache.hibernate;
+
+import io.countercache.CounterCache;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.IdClass;
+
+import java.io.Serializable;
+import java.util.UUID;
+
+/** A berth keyed by a harbour and a UUID: two columns the library cannot pack into one key, so its counter is refused. */
+@Entity
+@IdClass(Berth.Key.class)
+public class Berth {
+
+    /** The identifier: the harbour and the berth's UUID. */
+    public record Key(Long harbour, UUID slot) implements Serializable {
+    }
+
+    @Id
+    Long harbour;
+
+    @Id
+    UUID slot;
+
+    @CounterCache(source = Boat.class, via = "berth")
+    long boats;
+
+    /** A boat moored at a berth. */
+    @Entity
+    public static class Boat {
+        @Id
+        Long id;
+
+        @jakarta.persistence.ManyToOne
+        Berth berth;
+    }
+}

@@ -1,0 +1,113 @@
+package io.countercache.hibernate;
+
+import io.countercache.hibernate.spi.EntityModel;
+import io.countercache.testing.TestDatabase;
+import io.countercache.testing.TestPostgres;
+import jakarta.persistence.EntityManagerFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+/**
+ * Counters of entities keyed by two columns: {@link Membership} ({@code @IdClass}, a many-to-one of
+ * {@link Contribution} whose join columns are declared in the other order) and {@link Edition} ({@code @EmbeddedId},
+ * Hibernate's default join columns from {@link Sale}). Writes through Hibernate, bulk JPQL and native SQL, exact reads
+ * by the entity's identifier, and a member whose key changes, all end equal to a recount.
+ */
+class HibernatePairKeysIT {
+
+    private static final List<Class<?>> MODEL = List.of(Membership.class, Contribution.class, Edition.class, Sale.class);
+    private static TestDatabase db;
+    private static EntityManagerFactory emf;
+
+    @BeforeAll
+    static void boot() throws Exception {
+        db = TestPostgres.newDatabase(HibernatePairKeysIT.class);
+        emf = Units.boot(db, "pairs", MODEL);
+    }
+
+    @AfterAll
+    static void close() {
+        emf.close();
+    }
+
+    private static void rollUp() {
+        while (db.queryLong("SELECT countercache.rollup(1000)") > 0) {
+            // until the queue is empty
+        }
+    }
+
+    @Test
+    void contributionsCountForTheMemberBothColumnsPointAt() {
+        emf.runInTransaction(em -> {
+            Membership[] members = new Membership[3];
+            long[][] keys = {{1, 1}, {1, 2}, {2, 1}};
+            for (int i = 0; i < 3; i++) {
+                members[i] = new Membership();
+                members[i].team = keys[i][0];
+                members[i].number = (int) keys[i][1];
+                em.persist(members[i]);
+            }
+            for (long id = 1; id <= 6; id++) {
+                Contribution c = new Contribution();
+                c.id = id;
+                c.member = members[(int) (id % 3)];
+                c.lines = (int) id - 2;
+                em.persist(c);
+            }
+        });
+        long exact = emf.callInTransaction(em -> CounterCaches.exact(em, Membership.class, "linesAdded",
+                new Membership.Key(1L, 1)));
+        assertThat(exact).as("member (1, 1) has contributions 3 and 6, of 1 and 4 lines").isEqualTo(5);
+        rollUp();
+
+        emf.runInTransaction(em -> em.createQuery("UPDATE Contribution c SET c.member = :m WHERE c.id = 1")
+                .setParameter("m", em.find(Membership.class, new Membership.Key(2L, 1))).executeUpdate());
+        db.execute("UPDATE contribution SET member_number = 2 WHERE id = 6;"      // from (1, 1) to (1, 2)
+                + "UPDATE contribution SET member_team = NULL WHERE id = 5");     // to no member
+        // member (2, 1) loses its contributions and gets another key, in one transaction: it hands its counts back
+        db.execute("UPDATE contribution SET member_team = 1, member_number = 1 WHERE member_team = 2;"
+                + "UPDATE membership SET number = 7 WHERE team = 2 AND number = 1");
+        rollUp();
+        List<Membership> members = emf.callInTransaction(em -> em.createQuery(
+                "SELECT m FROM Membership m ORDER BY m.team, m.number", Membership.class).getResultList());
+        assertThat(members).extracting(m -> m.team, m -> m.number, m -> m.contributions, m -> m.linesAdded)
+                .containsExactly(tuple(1L, 1, 3L, 1L), tuple(1L, 2, 2L, 6L), tuple(2L, 7, 0L, 0L));
+        assertThat(db.queryRows("SELECT k.name, d.* FROM countercache.counter k, countercache.drift(k.id) d")).isEmpty();
+        assertThat(db.queryRows("SELECT * FROM countercache.installed_problems()")).isEmpty();
+    }
+
+    @Test
+    void salesCountForTheEditionOfAnEmbeddedId() {
+        emf.runInTransaction(em -> {
+            for (int language = 1; language <= 2; language++) {
+                Edition e = new Edition();
+                e.id = new Edition.Key(40L, language);
+                em.persist(e);
+            }
+            for (long id = 1; id <= 5; id++) {
+                Sale s = new Sale();
+                s.id = id;
+                s.edition = em.find(Edition.class, new Edition.Key(40L, id % 2 == 0 ? 2 : 1));
+                em.persist(s);
+            }
+        });
+        Map<Edition.Key, Long> exact = emf.callInTransaction(em -> CounterCaches.exact(em, Edition.class, "sales",
+                List.of(new Edition.Key(40L, 1), new Edition.Key(40L, 2))));
+        assertThat(exact).containsExactly(
+                Map.entry(new Edition.Key(40L, 1), 3L), Map.entry(new Edition.Key(40L, 2), 2L));
+        emf.runInTransaction(em -> em.createQuery("DELETE FROM Sale s WHERE s.id > 3").executeUpdate());
+        rollUp();
+        List<Object[]> sales = emf.callInTransaction(em -> em.createQuery("SELECT e.id.language, e.sales FROM Edition e"
+                + " ORDER BY 1", Object[].class).getResultList());
+        assertThat(sales).containsExactly(new Object[] {1, 2L}, new Object[] {2, 1L});
+        assertThat(EntityModel.counters(MODEL, Map.of())).hasSize(3);
+        assertThat(db.queryRows("SELECT k.name, d.* FROM countercache.counter k, countercache.drift(k.id) d")).isEmpty();
+    }
+}
