@@ -57,7 +57,9 @@ public @interface CounterCache {
      * counted, for a model that maps the relation on this side only, {@code @CounterCache(collection = "pets") long
      * petCount;}. A {@code @OneToMany} with a join column (or {@code mappedBy}) counts the element rows, and
      * {@link #where()} and {@link #sum()} read the element's columns; a {@code @OneToMany} or {@code @ManyToMany}
-     * through a join table counts the join table's rows, the element's links.
+     * through a join table counts the join table's rows, the element's links, and a {@code where} on the element's
+     * columns is kept per link by the rollup (a column of the library's in the join table), as for a
+     * {@code @ManyToMany} counted from the other side with {@code source} and {@code via}.
      */
     String collection() default "";
 

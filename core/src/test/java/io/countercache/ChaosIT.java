@@ -73,6 +73,7 @@ class ChaosIT {
                 + "INSERT INTO player (id) SELECT g FROM generate_series(1, " + USERS + ") g;"
                 + "INSERT INTO seat (player_id, league_id) SELECT p, l FROM generate_series(1, " + USERS + ") p,"
                 + " generate_series(1, 2) l;"
+                + "INSERT INTO tag (id) SELECT g FROM generate_series(1, 4) g;"
                 + "INSERT INTO shop VALUES (1, 's'), (2, 't');"
                 + "INSERT INTO product (id, shop_id) SELECT g, 1 + g % 2 FROM generate_series(1, " + 2 * PRODUCTS + ") g;"
                 + "INSERT INTO shelf SELECT g FROM generate_series(1, 4) g;"
@@ -200,7 +201,8 @@ class ChaosIT {
             String order = "'00000000-0000-0000-0000-00000000000" + (1 + r.nextInt(3)) + "'";
             int shop = 1 + r.nextInt(2);
             int challenger = 1 + r.nextInt(USERS), opponent = 1 + r.nextInt(USERS);
-            st.execute(switch (r.nextInt(16)) {
+            int tag = 1 + r.nextInt(4);
+            st.execute(switch (r.nextInt(18)) {
                 // times over three days, so that the counters per day and per hour fill several buckets
                 case 0, 1 -> "INSERT INTO blog_comment (creator_id, article_id, publish_status, likes, created_at) VALUES ("
                         + user + ", " + article + ", " + status + ", " + r.nextInt(5) + ", now() - interval '"
@@ -245,6 +247,19 @@ class ChaosIT {
                         ? "INSERT INTO game (challenger_id, opponent_id, score, league_id) SELECT 1 + g % " + USERS
                         + ", 1 + (g * 7) % " + USERS + ", g % 5, 1 + g % 2 FROM generate_series(1, 12) g"
                         : "DELETE FROM game WHERE id IN (SELECT id FROM game ORDER BY random() LIMIT 3)";
+                // published articles per tag: articles published and unpublished, links added, removed, re-tagged,
+                // moved to another article, and re-tagged in bulk
+                case 16 -> "UPDATE blog_article SET published = NOT published WHERE id = " + article;
+                case 17 -> switch (r.nextInt(5)) {
+                    case 0, 1 -> "INSERT INTO article_tag VALUES (" + article + ", " + tag + ") ON CONFLICT DO NOTHING";
+                    case 2 -> "DELETE FROM article_tag WHERE article_id = " + article + " AND tag_id = " + tag;
+                    case 3 -> "UPDATE article_tag SET tag_id = " + tag + " WHERE article_id = " + article
+                            + " AND tag_id = " + (1 + tag % 4);
+                    default -> r.nextBoolean()
+                            ? "UPDATE article_tag SET article_id = " + article + " WHERE (article_id, tag_id) IN"
+                            + " (SELECT article_id, tag_id FROM article_tag WHERE tag_id = " + tag + " LIMIT 1)"
+                            : "UPDATE article_tag SET tag_id = 1 + tag_id % 4 WHERE tag_id = " + tag;
+                };
                 default -> "DELETE FROM book WHERE id IN (SELECT id FROM book ORDER BY random() LIMIT 2)";
             });
         }
@@ -252,12 +267,14 @@ class ChaosIT {
     }
 
     private void lockTarget(Statement st, SplittableRandom r) throws SQLException {
-        String table = switch (r.nextInt(3)) {
+        String table = switch (r.nextInt(4)) {
             case 0 -> "blog_article";
             case 1 -> "blog_user";
+            case 2 -> "article_tag";   // a link, as a re-tag holds it: a round recomputing its article skips it
             default -> "shelf";
         };
-        st.execute("SELECT 1 FROM " + table + " WHERE id = " + (1 + r.nextInt(6)) + " FOR UPDATE;"
+        st.execute("SELECT 1 FROM " + table + " WHERE " + (table.equals("article_tag") ? "article_id" : "id") + " = "
+                + (1 + r.nextInt(6)) + " FOR UPDATE;"
                 + "SELECT pg_sleep(" + (100 + r.nextInt(300)) / 1000.0 + ")");
         count("lockTarget");
     }
@@ -340,9 +357,9 @@ class ChaosIT {
     }
 
     private void truncate(Statement st, SplittableRandom r) throws SQLException {
-        // the source of a count without a foreign key, of a path, of a sum, a min and a distinct count, and of counts
-        // fed by two associations
-        st.execute("TRUNCATE " + List.of("book", "review", "shop_line", "game").get(r.nextInt(4)));
+        // the source of a count without a foreign key, of a path, of a sum, a min and a distinct count, of counts
+        // fed by two associations, and the join table of published articles per tag
+        st.execute("TRUNCATE " + List.of("book", "review", "shop_line", "game", "article_tag").get(r.nextInt(5)));
         count("truncate");
     }
 }

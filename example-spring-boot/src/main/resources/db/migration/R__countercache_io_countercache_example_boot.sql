@@ -78,7 +78,7 @@ BEGIN
 END
 $fn$;
 
-SELECT countercache.begin_upgrades(10);
+SELECT countercache.begin_upgrades(11);
 SELECT countercache.upgrade(1, $upgrade$
 -- Version 1: the tables of countercache 0.1 (the catalog, the queues, slots, parked deltas, recount jobs, limits).
 -- Runs once, on a database without them. An installation made before schema versions existed is taken to be at
@@ -341,6 +341,15 @@ ALTER TABLE countercache.counter
     ADD COLUMN target_parts name[] CHECK (target_parts IS NULL OR pg_catalog.cardinality(target_parts) OPERATOR(pg_catalog.=) 2),
     ADD COLUMN source_parts name[] CHECK (source_parts IS NULL OR pg_catalog.cardinality(source_parts) OPERATOR(pg_catalog.=) 2);
 $upgrade$);
+SELECT countercache.upgrade(11, $upgrade$
+-- Version 11: a counter may keep a recomputed count (aggregate 'count', aggregate_column the source's key): the number
+-- of source rows that count for a key, recomputed by the rollup from the source as a min or max is. Its target key need
+-- not be unique: the Hibernate integration keeps one per link of a many-to-many whose where reads the far entity, in a
+-- column of the join table keyed by the link's far row (see "A where on the far entity" in the architecture).
+ALTER TABLE countercache.counter DROP CONSTRAINT counter_aggregate_check;
+ALTER TABLE countercache.counter ADD CONSTRAINT counter_aggregate_check
+    CHECK (aggregate OPERATOR(pg_catalog.=) ANY (ARRAY['min', 'max', 'count']));
+$upgrade$);
 
 -- The catalog: a counter's definition, checked and recorded (define_counter), and forgotten (forget, prune,
 -- uninstall); and the helpers every subsystem uses to read it and to name what is wrong. The tables are in
@@ -486,7 +495,7 @@ BEGIN
     IF countercache.packed_key_sql(c) IS NOT NULL THEN
         PERFORM countercache.add_packed_key(c);
     END IF;
-    IF c.aggregate IS NOT NULL THEN
+    IF c.aggregate IN ('min', 'max') THEN
         -- a min or max: NULL until a row counts, of its column's type (checked above)
         IF countercache.column_type(c.target_schema, c.target_table, c.target_column) IS NULL THEN
             EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I %s', c.target_schema, c.target_table, c.target_column,
@@ -1602,6 +1611,22 @@ AS $fn$
      WHERE c.aggregate IS NULL
 $fn$;
 
+-- The touches of new target rows (rows) of the recomputed counts among cs: a row that arrives is recomputed, since rows
+-- of the source may count for its key already (a link of an article published before, for the count per link of a
+-- where on the far entity). A touch of a key that no row has is dropped, not kept (adopt_orphans): the rows touch it
+-- when they come.
+CREATE OR REPLACE FUNCTION countercache.new_rows_touch_sql(cs countercache.counter[], rows text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT coalesce(string_agg(format(E'        INSERT INTO countercache.delta (counter_id, %1$s, delta)\n'
+                                      || E'        SELECT DISTINCT %2$s, r.%3$I, 1 FROM %4$s AS r WHERE r.%3$I IS NOT NULL;\n',
+                                      countercache.key_column(c), c.id, c.target_key, rows), '' ORDER BY c.name), '')
+      FROM unnest(cs) c
+     WHERE c.aggregate = 'count'
+$fn$;
+
 -- The body of the trigger function of one kind for a table, serving the counters cs (all of the table's counters of
 -- that kind, from the catalog):
 --   capture: the counters fed by a source table. Every INSERT, UPDATE, DELETE and TRUNCATE queues the difference.
@@ -1656,6 +1681,7 @@ BEGIN
     ELSIF kind = 'target' THEN
         RETURN head
             || E'    IF TG_OP = ''INSERT'' THEN\n' || countercache.hand_back_sql(cs, 'countercache_new', '-')
+            || countercache.new_rows_touch_sql(cs, 'countercache_new')
             || E'    ELSIF TG_OP = ''DELETE'' THEN\n' || countercache.hand_back_sql(cs, 'countercache_old', '')
             || E'    ELSIF TG_OP = ''UPDATE'' THEN\n'
             || E'        -- the key changed (a row trigger, only then): the old key gets its values back\n'
@@ -1877,10 +1903,20 @@ DECLARE
 BEGIN
     SELECT * INTO beneath FROM countercache.counter k
      WHERE k.target_schema = c.source_schema AND k.target_table = c.source_table AND k.target_column = c.sum_column
-       AND k.id <> c.id AND k.aggregate IS NULL AND c.sum_column LIKE 'countercache\_%' AND c.aggregate IS NULL
-       AND c.more_fks IS NULL AND c.via_table IS NULL AND c.bucket_period IS NULL;
+       AND k.id <> c.id AND (k.aggregate IS NULL OR k.aggregate = 'count') AND c.sum_column LIKE 'countercache\_%'
+       AND c.aggregate IS NULL AND c.more_fks IS NULL AND c.via_table IS NULL AND c.bucket_period IS NULL;
     IF NOT FOUND THEN
         RETURN countercache.pending_sql(c);
+    END IF;
+    IF beneath.aggregate = 'count' THEN
+        -- a recomputed count beneath (a link's where on its far row): per source row, its recount less its column
+        RETURN countercache.pending_sql(c)
+            || format(E'\n                    UNION ALL SELECT ''recount'', s.k, (s.n - s.v) * %1$s, NULL::timestamptz'
+                      || ' FROM (SELECT %2$I.%3$I AS k, %2$I.%4$I AS v, %5$s AS n FROM %6$I.%2$I AS %2$I WHERE %7$s) s'
+                      || ' WHERE s.n <> s.v',
+                      (10::numeric ^ c.scale)::bigint, c.source_table, c.source_fk, c.sum_column,
+                      countercache.extreme_sql(beneath, format('%I.%I', c.source_table, beneath.target_key)),
+                      c.source_schema, countercache.counts_sql(c));
     END IF;
     RETURN countercache.pending_sql(c)
         || format(E'\n                    UNION ALL SELECT b.place, s.k, b.amount * %1$s, b.since FROM (%2$s) b'
@@ -1997,7 +2033,8 @@ $fn$;
 -- d). One statement, one snapshot. A distinct counter's query is distinct_drift_sql's.
 -- For a min or max counter, exact and stored are values (as numbers: a time as seconds since the epoch, see
 -- as_number) and pending counts touches; d is a touch, 1, for a present row with no touch pending whose
--- column is not its extreme: the rollup then recomputes it.
+-- column is not its extreme: the rollup then recomputes it. A recomputed count is read in the same way, its exact
+-- value 0 where no source row counts, its stored value NULL where the rows of one key disagree.
 CREATE OR REPLACE FUNCTION countercache.drift_sql(c countercache.counter)
 RETURNS text
 LANGUAGE sql STABLE
@@ -2010,7 +2047,7 @@ AS $fn$
                 GROUP BY 1
            ), t AS (
                SELECT t.%5$I AS k, %6$s AS n FROM %3$I.%4$I t
-                WHERE %11$s
+                WHERE %11$s%13$s
            ), p AS (
                SELECT q.k, sum(q.amount) AS n FROM (%7$s) q
                 WHERE %12$s
@@ -2027,14 +2064,20 @@ AS $fn$
         countercache.in_batch_sql(c, 'x.k'), c.target_schema, c.target_table, c.target_key,
         CASE WHEN c.aggregate IS NULL
              THEN format('coalesce(t.%I, 0)::numeric * %s', c.target_column, (10::numeric ^ c.scale)::bigint)
+             -- the rows of a recomputed count's key hold one count, or there is drift (NULL)
+             WHEN c.aggregate = 'count' THEN format('CASE WHEN min(t.%1$I) = max(t.%1$I) THEN min(t.%1$I) END::numeric',
+                                                    c.target_column)
              ELSE format('countercache.as_number(t.%I)', c.target_column) END,
         countercache.pending_sql(c),
         CASE WHEN c.aggregate IS NULL THEN 'sum(x.d)'
              ELSE format('countercache.as_number(%s(x.v))', c.aggregate) END,
-        CASE WHEN c.aggregate IS NULL THEN 'coalesce(r.n, 0)' ELSE 'r.n' END,
+        CASE WHEN c.aggregate IS NULL OR c.aggregate = 'count' THEN 'coalesce(r.n, 0)' ELSE 'r.n' END,
         CASE WHEN c.aggregate IS NULL THEN 'coalesce(r.n, 0) - coalesce(t.n, 0) - coalesce(p.n, 0)'
+             WHEN c.aggregate = 'count'
+             THEN 'CASE WHEN t.k IS NOT NULL AND coalesce(p.n, 0) = 0 AND coalesce(r.n, 0) IS DISTINCT FROM t.n THEN 1 ELSE 0 END'
              ELSE 'CASE WHEN t.k IS NOT NULL AND coalesce(p.n, 0) = 0 AND r.n IS DISTINCT FROM t.n THEN 1 ELSE 0 END' END,
-        countercache.in_batch_sql(c, format('t.%I', c.target_key)), countercache.in_batch_sql(c, 'q.k'))
+        countercache.in_batch_sql(c, format('t.%I', c.target_key)), countercache.in_batch_sql(c, 'q.k'),
+        CASE WHEN c.aggregate = 'count' THEN E'\n                GROUP BY 1' ELSE '' END)
      WHERE c.distinct_column IS NULL
     UNION ALL
     SELECT countercache.distinct_drift_sql(c) WHERE c.distinct_column IS NOT NULL
@@ -2497,9 +2540,13 @@ DECLARE
     v regtype := countercache.column_type(c.source_schema, c.source_table, c.aggregate_column);
     t regtype := countercache.column_type(c.target_schema, c.target_table, c.target_column);
 BEGIN
-    IF c.aggregate NOT IN ('min', 'max') OR c.aggregate_column IS NULL OR c.sum_column IS NOT NULL THEN
+    IF c.aggregate NOT IN ('min', 'max', 'count') OR c.aggregate_column IS NULL OR c.sum_column IS NOT NULL THEN
         RETURN QUERY SELECT d || ': ' || format('aggregate %L over %L is not a min or a max of one column', c.aggregate,
             c.aggregate_column), 'declare one of sum, min and max';
+        RETURN;
+    END IF;
+    IF c.aggregate = 'count' THEN
+        RETURN QUERY SELECT * FROM countercache.recomputed_count_problems(c);
         RETURN;
     END IF;
     IF c.strategy NOT IN ('queue', 'unlogged') THEN
@@ -2536,6 +2583,48 @@ BEGIN
             c.source_schema, c.source_table, c.source_fk, c.aggregate_column, c.aggregate),
             format('CREATE INDEX ON %I.%I (%I, %I) in a changelog applied before the countercache one',
                    c.source_schema, c.source_table, c.source_fk, c.aggregate_column);
+    END IF;
+END
+$fn$;
+
+-- The problems only a recomputed count can have (extreme_problems checks the rest), the count per link of a where on
+-- the far entity of a many-to-many: its source is the far table, counted by its own key (aggregate_column), into a
+-- count column of the join table keyed by the link's column that points at the far row. The rollup recomputes it by
+-- the source's key and updates the rows of a key by an index on the target's key, which must exist.
+CREATE OR REPLACE FUNCTION countercache.recomputed_count_problems(c countercache.counter)
+RETURNS TABLE (problem text, fix text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    d constant text := '@CounterCache on ' || c.declared_by;
+    target regclass := to_regclass(format('%I.%I', c.target_schema, c.target_table));
+BEGIN
+    IF c.strategy NOT IN ('queue', 'unlogged') OR c.via_table IS NOT NULL OR c.column_type NOT IN ('bigint', 'integer')
+       OR c.source_fk <> c.aggregate_column OR c.bucket_period IS NOT NULL OR c.target_parts IS NOT NULL
+       OR c.more_fks IS NOT NULL OR c.distinct_column IS NOT NULL THEN
+        RETURN QUERY SELECT d || ': a recomputed count is a count of a source''s rows by its own key, kept through the'
+            || ' queue', 'regenerate the changelog';
+    END IF;
+    -- the rollup updates a table's rows once per round, by one key: a second key would update a row twice in a round,
+    -- and the second update would check its foreign keys, waiting for an application that holds a parent
+    RETURN QUERY SELECT d || ': ' || format('%I.%I''s rows are counted by %I already (%s)', c.target_schema,
+                                            c.target_table, k.target_key, k.declared_by),
+        'keep one where on the far side per join table: count the other side''s links without where, or map the '
+        || 'join table as an entity with two many-to-ones and count from it'
+      FROM countercache.counter k
+     WHERE k.target_schema = c.target_schema AND k.target_table = c.target_table AND k.target_key <> c.target_key
+       AND k.id <> c.id
+     LIMIT 1;
+    IF target IS NOT NULL AND NOT EXISTS (
+        SELECT FROM pg_index i
+         WHERE i.indrelid = target AND i.indpred IS NULL
+           AND i.indkey[0] = (SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = target AND a.attname = c.target_key)
+           AND (SELECT m.amname FROM pg_class x JOIN pg_am m ON m.oid = x.relam WHERE x.oid = i.indexrelid) = 'btree') THEN
+        RETURN QUERY SELECT d || ': ' || format('%I.%I has no index on (%I), by which the rollup updates the rows of a'
+            || ' recomputed count', c.target_schema, c.target_table, c.target_key),
+            format('CREATE INDEX ON %I.%I (%I) in a changelog applied before the countercache one', c.target_schema,
+                   c.target_table, c.target_key);
     END IF;
 END
 $fn$;
@@ -2711,7 +2800,7 @@ BEGIN
     END IF;
     IF TG_EVENT = 'sql_drop' THEN
         -- a dropped index names no table once it is gone: the sources of the min and max counters of its schema,
-        -- which need one, are checked again
+        -- and the targets of its recomputed counts, which need one, are checked again
         SELECT array_agg(DISTINCT t.name) INTO touched
           FROM (SELECT format('%I.%I', o.schema_name, o.object_name)
                   FROM pg_event_trigger_dropped_objects() o WHERE o.object_type = 'table'
@@ -2719,6 +2808,11 @@ BEGIN
                 SELECT format('%I.%I', k.source_schema, k.source_table)
                   FROM pg_event_trigger_dropped_objects() o
                   JOIN countercache.counter k ON k.source_schema = o.schema_name AND k.aggregate IN ('min', 'max')
+                 WHERE o.object_type = 'index'
+                UNION ALL   -- and the join tables of the recomputed counts, which need an index on their key
+                SELECT format('%I.%I', k.target_schema, k.target_table)
+                  FROM pg_event_trigger_dropped_objects() o
+                  JOIN countercache.counter k ON k.target_schema = o.schema_name AND k.aggregate = 'count'
                  WHERE o.object_type = 'index') AS t(name);
     ELSE
         SELECT array_agg(format('%I.%I', n.nspname, r.relname)) INTO touched
@@ -2813,10 +2907,11 @@ $guard$;
 -- to, or NULL. The sums of busy rows go back to the queue under their first ids.
 -- It returns one jsonb array: per counter, the deltas it consumed (n) and, when with_keys, the keys it touched (k).
 -- One value, so that a statement that fails part way has reported nothing.
--- recomputes holds, per counter, NULL for a count or sum (the column adds its folded sum) or, for a min or max, the
--- expression that recomputes the column from the source (extreme_sql): its folded deltas are touches. A table with a
--- min or max applies only to the rows its round locked before this statement began ($10 bigint keys, $11 uuid keys;
--- see "Extremes" in the header of rollup_report), so that the statement's snapshot is younger than every lock it holds.
+-- recomputes holds, per counter, NULL for a count or sum (the column adds its folded sum) or, for a min, a max or a
+-- recomputed count, the expression that recomputes the column from the source (extreme_sql): its folded deltas are
+-- touches. A table with one applies only to the rows its round locked before this statement began ($10 bigint keys,
+-- $11 uuid keys, each key held with all its rows; see "Extremes" in the header of rollup_report), so that the
+-- statement's snapshot is younger than every lock it holds.
 CREATE OR REPLACE FUNCTION countercache.apply_round_sql(target_schema name, target_table name, target_key name,
                                                         key_type text, counters integer[], columns name[],
                                                         scales integer[], with_keys boolean, recomputes text[],
@@ -2836,11 +2931,11 @@ AS $fn$
            ), locked AS (
                -- each key's sums beside its row, locked: joined through the row's index, key by key, so that the
                -- update below needs no join between two lists (whose sizes the planner cannot know)
-               SELECT d.* FROM d JOIN %1$I.%2$I t ON t.%3$I = d.k%8$s
+               SELECT d.*, t.ctid AS rid FROM d JOIN %1$I.%2$I t ON t.%3$I = d.k%8$s
                   FOR NO KEY UPDATE OF t SKIP LOCKED
            ), applied AS (
                UPDATE %1$I.%2$I t SET %6$s
-                 FROM locked d WHERE t.%3$I = d.k
+                 FROM locked d WHERE %9$s
                RETURNING t.%3$I AS k
            ), busy AS (
                SELECT t.%3$I AS k FROM %1$I.%2$I t
@@ -2871,7 +2966,13 @@ AS $fn$
                 WITH ORDINALITY AS u(col, s, r, i)) || countercache.touch_sql(touches, 'd'),
         CASE WHEN with_keys THEN 'jsonb_agg(DISTINCT f.k) FILTER (WHERE f.applied)' ELSE 'NULL::jsonb' END,
         CASE WHEN NOT EXISTS (SELECT FROM unnest(recomputes) r WHERE r IS NOT NULL) THEN ''
-             ELSE format(E'\n                WHERE t.%I = ANY ($%s)', target_key, CASE WHEN key_type = 'uuid' THEN 11 ELSE 10 END) END)
+             ELSE format(E'\n                WHERE t.%I = ANY ($%s)', target_key, CASE WHEN key_type = 'uuid' THEN 11 ELSE 10 END) END,
+        -- a table that recomputes updates the rows it locked, by their ctid (which no one else can change while it
+        -- holds them): a key of a recomputed count may have rows that arrived since the locking statement, which carry
+        -- touches of their own, and one of them may be held by a writer, which must not be waited for (locking such a
+        -- row here may still meet the one wait SKIP LOCKED does not skip, bounded by lock_timeout, as for any row)
+        CASE WHEN NOT EXISTS (SELECT FROM unnest(recomputes) r WHERE r IS NOT NULL) THEN format('t.%I = d.k', target_key)
+             ELSE 't.ctid = d.rid' END)
 $fn$;
 
 -- Version 6's contract, for a round of version 4 to 6 in flight while version 7 installs: no touches.
@@ -3012,7 +3113,10 @@ $fn$;
 -- or max first locks its touched rows in a statement of their own (SKIP LOCKED, in key order), and the applying
 -- statement, whose snapshot is taken after that one ends, applies to those rows only; the others are busy, and
 -- their touches go back to the queue. A touch applied twice recomputes twice: touches never need to be exact, only
--- present (InterleavingsIT, ExtremesIT).
+-- present (InterleavingsIT, ExtremesIT). A recomputed count's key may have several rows (the links of one article):
+-- it is held only when every row of it that the locking statement sees is locked, and the applying statement updates
+-- those rows by ctid; a row that arrives later carries a touch of its own, which this round did not claim
+-- (MirrorsIT).
 -- The lane of a queued delta's target among lanes: a hash of its key, from 0 to lanes - 1. Called for every row a
 -- claim in lanes reads, so it has no SET clause and is inlined; its body is SQL-standard, bound to the objects it
 -- names when created, each named with pg_catalog., as bucket_key's.
@@ -3202,13 +3306,17 @@ BEGIN
             creates := countercache.bucket_rows_sql(tb.target_schema, tb.target_table);
             BEGIN
                 IF tb.extremes THEN   -- lock first, so that the applying statement's snapshot follows every lock
+                    -- a key is held when every row of it is (a recomputed count's key may have several)
                     EXECUTE format($q$SELECT %4$s FROM (
-                                          SELECT t.%1$I AS k FROM %2$I.%3$I t
-                                           WHERE t.%1$I = ANY (ARRAY(
-                                                     SELECT DISTINCT u.%5$I
-                                                       FROM unnest($1::integer[], $2::bigint[], $3::uuid[]) u(c, ti, tu)
-                                                      WHERE u.c = ANY ($4)))
-                                           ORDER BY t.%1$I FOR NO KEY UPDATE OF t SKIP LOCKED) x$q$,
+                                          SELECT l.k FROM (
+                                              SELECT t.%1$I AS k FROM %2$I.%3$I t
+                                               WHERE t.%1$I = ANY (ARRAY(
+                                                         SELECT DISTINCT u.%5$I
+                                                           FROM unnest($1::integer[], $2::bigint[], $3::uuid[]) u(c, ti, tu)
+                                                          WHERE u.c = ANY ($4)))
+                                               ORDER BY t.%1$I FOR NO KEY UPDATE OF t SKIP LOCKED) l
+                                           GROUP BY l.k
+                                          HAVING count(*) = (SELECT count(*) FROM %2$I.%3$I a WHERE a.%1$I = l.k)) x$q$,
                                    tb.target_key, tb.target_schema, tb.target_table,
                                    CASE WHEN tb.key_type = 'uuid' THEN 'NULL::bigint[], array_agg(x.k)'
                                         ELSE 'array_agg(x.k::bigint), NULL::uuid[]' END,
@@ -3422,6 +3530,7 @@ $fn$;
 
 -- Moves orphaned deltas whose target row now exists back to the queue, and folds the others (one row per counter and
 -- key; a key whose orphans sum to zero is forgotten). Orphans are claimed with FOR UPDATE SKIP LOCKED like the queue.
+-- The touches of a recomputed count whose key has no row are dropped: a row touches its key when it arrives.
 CREATE OR REPLACE FUNCTION countercache.adopt_orphans(max_rows integer)
 RETURNS void
 LANGUAGE plpgsql
@@ -3446,13 +3555,14 @@ BEGIN
                          FROM claimed c GROUP BY c.k
                    ), gone AS (
                        DELETE FROM countercache.orphan o USING claimed c JOIN g ON g.k = c.k
-                        WHERE o.id = c.id AND (g.present OR g.delta = 0 OR g.n > 1)
+                        WHERE o.id = c.id AND (g.present OR g.delta = 0 OR g.n > 1 OR $3)
                    ), back AS (
                        INSERT INTO countercache.delta (counter_id, %4$I, delta, enqueued_at)
                        SELECT $1, g.k, g.delta, g.since FROM g WHERE g.present AND g.delta <> 0
                    )
                    INSERT INTO countercache.orphan (counter_id, %4$I, delta, enqueued_at)
-                   SELECT $1, g.k, g.delta, g.since FROM g WHERE NOT g.present AND g.delta <> 0 AND g.n > 1$q$,
+                   SELECT $1, g.k, g.delta, g.since FROM g WHERE NOT g.present AND g.delta <> 0 AND g.n > 1
+                                                               AND NOT $3$q$,
                 c.target_schema, c.target_table, c.target_key,
                 CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
                 -- a bucket row is the rollup's to create, once its parent exists
@@ -3460,7 +3570,7 @@ BEGIN
                      ELSE coalesce((SELECT format(' OR EXISTS (SELECT 1 FROM %s p WHERE p.%I = countercache.key_parent(c.k))',
                                                   p.tbl, p.key)
                                       FROM countercache.bucket_parent_table(c) p), ' OR true') END)
-                USING c.id, max_rows;
+                USING c.id, max_rows, c.aggregate IS NOT DISTINCT FROM 'count';
         EXCEPTION WHEN lock_not_available OR insufficient_privilege THEN
             NULL;   -- the target table is locked (DDL) or may not be read: its orphans wait for a later round
         END;
@@ -3941,7 +4051,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '9f6b730b1a4e8d6b' $fn$;
+AS $fn$ SELECT '5b482f80992e685c' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

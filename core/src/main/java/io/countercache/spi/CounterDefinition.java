@@ -127,9 +127,17 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
      * over the source rows that count, NULL when none does.
      */
     public record Extreme(String function, String column) {
+
+        /**
+         * The function of a count recomputed like an extreme: the source rows that count for a key, by the source's
+         * own key ({@code column}), into a target whose key need not be unique. The Hibernate integration keeps one per
+         * link of a many-to-many whose where reads the far entity.
+         */
+        public static final String COUNT = "count";
+
         public Extreme {
-            if (!"min".equals(function) && !"max".equals(function)) {
-                throw new IllegalArgumentException("an extreme is min or max, not " + function);
+            if (!"min".equals(function) && !"max".equals(function) && !COUNT.equals(function)) {
+                throw new IllegalArgumentException("an extreme is min or max (or a recomputed count), not " + function);
             }
             Objects.requireNonNull(column, "column");
         }

@@ -536,6 +536,22 @@ AS $fn$
      WHERE c.aggregate IS NULL
 $fn$;
 
+-- The touches of new target rows (rows) of the recomputed counts among cs: a row that arrives is recomputed, since rows
+-- of the source may count for its key already (a link of an article published before, for the count per link of a
+-- where on the far entity). A touch of a key that no row has is dropped, not kept (adopt_orphans): the rows touch it
+-- when they come.
+CREATE OR REPLACE FUNCTION countercache.new_rows_touch_sql(cs countercache.counter[], rows text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT coalesce(string_agg(format(E'        INSERT INTO countercache.delta (counter_id, %1$s, delta)\n'
+                                      || E'        SELECT DISTINCT %2$s, r.%3$I, 1 FROM %4$s AS r WHERE r.%3$I IS NOT NULL;\n',
+                                      countercache.key_column(c), c.id, c.target_key, rows), '' ORDER BY c.name), '')
+      FROM unnest(cs) c
+     WHERE c.aggregate = 'count'
+$fn$;
+
 -- The body of the trigger function of one kind for a table, serving the counters cs (all of the table's counters of
 -- that kind, from the catalog):
 --   capture: the counters fed by a source table. Every INSERT, UPDATE, DELETE and TRUNCATE queues the difference.
@@ -590,6 +606,7 @@ BEGIN
     ELSIF kind = 'target' THEN
         RETURN head
             || E'    IF TG_OP = ''INSERT'' THEN\n' || countercache.hand_back_sql(cs, 'countercache_new', '-')
+            || countercache.new_rows_touch_sql(cs, 'countercache_new')
             || E'    ELSIF TG_OP = ''DELETE'' THEN\n' || countercache.hand_back_sql(cs, 'countercache_old', '')
             || E'    ELSIF TG_OP = ''UPDATE'' THEN\n'
             || E'        -- the key changed (a row trigger, only then): the old key gets its values back\n'

@@ -142,7 +142,7 @@ BEGIN
     IF countercache.packed_key_sql(c) IS NOT NULL THEN
         PERFORM countercache.add_packed_key(c);
     END IF;
-    IF c.aggregate IS NOT NULL THEN
+    IF c.aggregate IN ('min', 'max') THEN
         -- a min or max: NULL until a row counts, of its column's type (checked above)
         IF countercache.column_type(c.target_schema, c.target_table, c.target_column) IS NULL THEN
             EXECUTE format('ALTER TABLE %I.%I ADD COLUMN %I %s', c.target_schema, c.target_table, c.target_column,

@@ -257,9 +257,13 @@ DECLARE
     v regtype := countercache.column_type(c.source_schema, c.source_table, c.aggregate_column);
     t regtype := countercache.column_type(c.target_schema, c.target_table, c.target_column);
 BEGIN
-    IF c.aggregate NOT IN ('min', 'max') OR c.aggregate_column IS NULL OR c.sum_column IS NOT NULL THEN
+    IF c.aggregate NOT IN ('min', 'max', 'count') OR c.aggregate_column IS NULL OR c.sum_column IS NOT NULL THEN
         RETURN QUERY SELECT d || ': ' || format('aggregate %L over %L is not a min or a max of one column', c.aggregate,
             c.aggregate_column), 'declare one of sum, min and max';
+        RETURN;
+    END IF;
+    IF c.aggregate = 'count' THEN
+        RETURN QUERY SELECT * FROM countercache.recomputed_count_problems(c);
         RETURN;
     END IF;
     IF c.strategy NOT IN ('queue', 'unlogged') THEN
@@ -296,6 +300,48 @@ BEGIN
             c.source_schema, c.source_table, c.source_fk, c.aggregate_column, c.aggregate),
             format('CREATE INDEX ON %I.%I (%I, %I) in a changelog applied before the countercache one',
                    c.source_schema, c.source_table, c.source_fk, c.aggregate_column);
+    END IF;
+END
+$fn$;
+
+-- The problems only a recomputed count can have (extreme_problems checks the rest), the count per link of a where on
+-- the far entity of a many-to-many: its source is the far table, counted by its own key (aggregate_column), into a
+-- count column of the join table keyed by the link's column that points at the far row. The rollup recomputes it by
+-- the source's key and updates the rows of a key by an index on the target's key, which must exist.
+CREATE OR REPLACE FUNCTION countercache.recomputed_count_problems(c countercache.counter)
+RETURNS TABLE (problem text, fix text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    d constant text := '@CounterCache on ' || c.declared_by;
+    target regclass := to_regclass(format('%I.%I', c.target_schema, c.target_table));
+BEGIN
+    IF c.strategy NOT IN ('queue', 'unlogged') OR c.via_table IS NOT NULL OR c.column_type NOT IN ('bigint', 'integer')
+       OR c.source_fk <> c.aggregate_column OR c.bucket_period IS NOT NULL OR c.target_parts IS NOT NULL
+       OR c.more_fks IS NOT NULL OR c.distinct_column IS NOT NULL THEN
+        RETURN QUERY SELECT d || ': a recomputed count is a count of a source''s rows by its own key, kept through the'
+            || ' queue', 'regenerate the changelog';
+    END IF;
+    -- the rollup updates a table's rows once per round, by one key: a second key would update a row twice in a round,
+    -- and the second update would check its foreign keys, waiting for an application that holds a parent
+    RETURN QUERY SELECT d || ': ' || format('%I.%I''s rows are counted by %I already (%s)', c.target_schema,
+                                            c.target_table, k.target_key, k.declared_by),
+        'keep one where on the far side per join table: count the other side''s links without where, or map the '
+        || 'join table as an entity with two many-to-ones and count from it'
+      FROM countercache.counter k
+     WHERE k.target_schema = c.target_schema AND k.target_table = c.target_table AND k.target_key <> c.target_key
+       AND k.id <> c.id
+     LIMIT 1;
+    IF target IS NOT NULL AND NOT EXISTS (
+        SELECT FROM pg_index i
+         WHERE i.indrelid = target AND i.indpred IS NULL
+           AND i.indkey[0] = (SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = target AND a.attname = c.target_key)
+           AND (SELECT m.amname FROM pg_class x JOIN pg_am m ON m.oid = x.relam WHERE x.oid = i.indexrelid) = 'btree') THEN
+        RETURN QUERY SELECT d || ': ' || format('%I.%I has no index on (%I), by which the rollup updates the rows of a'
+            || ' recomputed count', c.target_schema, c.target_table, c.target_key),
+            format('CREATE INDEX ON %I.%I (%I) in a changelog applied before the countercache one', c.target_schema,
+                   c.target_table, c.target_key);
     END IF;
 END
 $fn$;
@@ -471,7 +517,7 @@ BEGIN
     END IF;
     IF TG_EVENT = 'sql_drop' THEN
         -- a dropped index names no table once it is gone: the sources of the min and max counters of its schema,
-        -- which need one, are checked again
+        -- and the targets of its recomputed counts, which need one, are checked again
         SELECT array_agg(DISTINCT t.name) INTO touched
           FROM (SELECT format('%I.%I', o.schema_name, o.object_name)
                   FROM pg_event_trigger_dropped_objects() o WHERE o.object_type = 'table'
@@ -479,6 +525,11 @@ BEGIN
                 SELECT format('%I.%I', k.source_schema, k.source_table)
                   FROM pg_event_trigger_dropped_objects() o
                   JOIN countercache.counter k ON k.source_schema = o.schema_name AND k.aggregate IN ('min', 'max')
+                 WHERE o.object_type = 'index'
+                UNION ALL   -- and the join tables of the recomputed counts, which need an index on their key
+                SELECT format('%I.%I', k.target_schema, k.target_table)
+                  FROM pg_event_trigger_dropped_objects() o
+                  JOIN countercache.counter k ON k.target_schema = o.schema_name AND k.aggregate = 'count'
                  WHERE o.object_type = 'index') AS t(name);
     ELSE
         SELECT array_agg(format('%I.%I', n.nspname, r.relname)) INTO touched

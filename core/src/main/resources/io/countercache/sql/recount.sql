@@ -51,10 +51,20 @@ DECLARE
 BEGIN
     SELECT * INTO beneath FROM countercache.counter k
      WHERE k.target_schema = c.source_schema AND k.target_table = c.source_table AND k.target_column = c.sum_column
-       AND k.id <> c.id AND k.aggregate IS NULL AND c.sum_column LIKE 'countercache\_%' AND c.aggregate IS NULL
-       AND c.more_fks IS NULL AND c.via_table IS NULL AND c.bucket_period IS NULL;
+       AND k.id <> c.id AND (k.aggregate IS NULL OR k.aggregate = 'count') AND c.sum_column LIKE 'countercache\_%'
+       AND c.aggregate IS NULL AND c.more_fks IS NULL AND c.via_table IS NULL AND c.bucket_period IS NULL;
     IF NOT FOUND THEN
         RETURN countercache.pending_sql(c);
+    END IF;
+    IF beneath.aggregate = 'count' THEN
+        -- a recomputed count beneath (a link's where on its far row): per source row, its recount less its column
+        RETURN countercache.pending_sql(c)
+            || format(E'\n                    UNION ALL SELECT ''recount'', s.k, (s.n - s.v) * %1$s, NULL::timestamptz'
+                      || ' FROM (SELECT %2$I.%3$I AS k, %2$I.%4$I AS v, %5$s AS n FROM %6$I.%2$I AS %2$I WHERE %7$s) s'
+                      || ' WHERE s.n <> s.v',
+                      (10::numeric ^ c.scale)::bigint, c.source_table, c.source_fk, c.sum_column,
+                      countercache.extreme_sql(beneath, format('%I.%I', c.source_table, beneath.target_key)),
+                      c.source_schema, countercache.counts_sql(c));
     END IF;
     RETURN countercache.pending_sql(c)
         || format(E'\n                    UNION ALL SELECT b.place, s.k, b.amount * %1$s, b.since FROM (%2$s) b'
@@ -171,7 +181,8 @@ $fn$;
 -- d). One statement, one snapshot. A distinct counter's query is distinct_drift_sql's.
 -- For a min or max counter, exact and stored are values (as numbers: a time as seconds since the epoch, see
 -- as_number) and pending counts touches; d is a touch, 1, for a present row with no touch pending whose
--- column is not its extreme: the rollup then recomputes it.
+-- column is not its extreme: the rollup then recomputes it. A recomputed count is read in the same way, its exact
+-- value 0 where no source row counts, its stored value NULL where the rows of one key disagree.
 CREATE OR REPLACE FUNCTION countercache.drift_sql(c countercache.counter)
 RETURNS text
 LANGUAGE sql STABLE
@@ -184,7 +195,7 @@ AS $fn$
                 GROUP BY 1
            ), t AS (
                SELECT t.%5$I AS k, %6$s AS n FROM %3$I.%4$I t
-                WHERE %11$s
+                WHERE %11$s%13$s
            ), p AS (
                SELECT q.k, sum(q.amount) AS n FROM (%7$s) q
                 WHERE %12$s
@@ -201,14 +212,20 @@ AS $fn$
         countercache.in_batch_sql(c, 'x.k'), c.target_schema, c.target_table, c.target_key,
         CASE WHEN c.aggregate IS NULL
              THEN format('coalesce(t.%I, 0)::numeric * %s', c.target_column, (10::numeric ^ c.scale)::bigint)
+             -- the rows of a recomputed count's key hold one count, or there is drift (NULL)
+             WHEN c.aggregate = 'count' THEN format('CASE WHEN min(t.%1$I) = max(t.%1$I) THEN min(t.%1$I) END::numeric',
+                                                    c.target_column)
              ELSE format('countercache.as_number(t.%I)', c.target_column) END,
         countercache.pending_sql(c),
         CASE WHEN c.aggregate IS NULL THEN 'sum(x.d)'
              ELSE format('countercache.as_number(%s(x.v))', c.aggregate) END,
-        CASE WHEN c.aggregate IS NULL THEN 'coalesce(r.n, 0)' ELSE 'r.n' END,
+        CASE WHEN c.aggregate IS NULL OR c.aggregate = 'count' THEN 'coalesce(r.n, 0)' ELSE 'r.n' END,
         CASE WHEN c.aggregate IS NULL THEN 'coalesce(r.n, 0) - coalesce(t.n, 0) - coalesce(p.n, 0)'
+             WHEN c.aggregate = 'count'
+             THEN 'CASE WHEN t.k IS NOT NULL AND coalesce(p.n, 0) = 0 AND coalesce(r.n, 0) IS DISTINCT FROM t.n THEN 1 ELSE 0 END'
              ELSE 'CASE WHEN t.k IS NOT NULL AND coalesce(p.n, 0) = 0 AND r.n IS DISTINCT FROM t.n THEN 1 ELSE 0 END' END,
-        countercache.in_batch_sql(c, format('t.%I', c.target_key)), countercache.in_batch_sql(c, 'q.k'))
+        countercache.in_batch_sql(c, format('t.%I', c.target_key)), countercache.in_batch_sql(c, 'q.k'),
+        CASE WHEN c.aggregate = 'count' THEN E'\n                GROUP BY 1' ELSE '' END)
      WHERE c.distinct_column IS NULL
     UNION ALL
     SELECT countercache.distinct_drift_sql(c) WHERE c.distinct_column IS NOT NULL

@@ -6,10 +6,11 @@
 -- to, or NULL. The sums of busy rows go back to the queue under their first ids.
 -- It returns one jsonb array: per counter, the deltas it consumed (n) and, when with_keys, the keys it touched (k).
 -- One value, so that a statement that fails part way has reported nothing.
--- recomputes holds, per counter, NULL for a count or sum (the column adds its folded sum) or, for a min or max, the
--- expression that recomputes the column from the source (extreme_sql): its folded deltas are touches. A table with a
--- min or max applies only to the rows its round locked before this statement began ($10 bigint keys, $11 uuid keys;
--- see "Extremes" in the header of rollup_report), so that the statement's snapshot is younger than every lock it holds.
+-- recomputes holds, per counter, NULL for a count or sum (the column adds its folded sum) or, for a min, a max or a
+-- recomputed count, the expression that recomputes the column from the source (extreme_sql): its folded deltas are
+-- touches. A table with one applies only to the rows its round locked before this statement began ($10 bigint keys,
+-- $11 uuid keys, each key held with all its rows; see "Extremes" in the header of rollup_report), so that the
+-- statement's snapshot is younger than every lock it holds.
 CREATE OR REPLACE FUNCTION countercache.apply_round_sql(target_schema name, target_table name, target_key name,
                                                         key_type text, counters integer[], columns name[],
                                                         scales integer[], with_keys boolean, recomputes text[],
@@ -29,11 +30,11 @@ AS $fn$
            ), locked AS (
                -- each key's sums beside its row, locked: joined through the row's index, key by key, so that the
                -- update below needs no join between two lists (whose sizes the planner cannot know)
-               SELECT d.* FROM d JOIN %1$I.%2$I t ON t.%3$I = d.k%8$s
+               SELECT d.*, t.ctid AS rid FROM d JOIN %1$I.%2$I t ON t.%3$I = d.k%8$s
                   FOR NO KEY UPDATE OF t SKIP LOCKED
            ), applied AS (
                UPDATE %1$I.%2$I t SET %6$s
-                 FROM locked d WHERE t.%3$I = d.k
+                 FROM locked d WHERE %9$s
                RETURNING t.%3$I AS k
            ), busy AS (
                SELECT t.%3$I AS k FROM %1$I.%2$I t
@@ -64,7 +65,13 @@ AS $fn$
                 WITH ORDINALITY AS u(col, s, r, i)) || countercache.touch_sql(touches, 'd'),
         CASE WHEN with_keys THEN 'jsonb_agg(DISTINCT f.k) FILTER (WHERE f.applied)' ELSE 'NULL::jsonb' END,
         CASE WHEN NOT EXISTS (SELECT FROM unnest(recomputes) r WHERE r IS NOT NULL) THEN ''
-             ELSE format(E'\n                WHERE t.%I = ANY ($%s)', target_key, CASE WHEN key_type = 'uuid' THEN 11 ELSE 10 END) END)
+             ELSE format(E'\n                WHERE t.%I = ANY ($%s)', target_key, CASE WHEN key_type = 'uuid' THEN 11 ELSE 10 END) END,
+        -- a table that recomputes updates the rows it locked, by their ctid (which no one else can change while it
+        -- holds them): a key of a recomputed count may have rows that arrived since the locking statement, which carry
+        -- touches of their own, and one of them may be held by a writer, which must not be waited for (locking such a
+        -- row here may still meet the one wait SKIP LOCKED does not skip, bounded by lock_timeout, as for any row)
+        CASE WHEN NOT EXISTS (SELECT FROM unnest(recomputes) r WHERE r IS NOT NULL) THEN format('t.%I = d.k', target_key)
+             ELSE 't.ctid = d.rid' END)
 $fn$;
 
 -- Version 6's contract, for a round of version 4 to 6 in flight while version 7 installs: no touches.
@@ -205,7 +212,10 @@ $fn$;
 -- or max first locks its touched rows in a statement of their own (SKIP LOCKED, in key order), and the applying
 -- statement, whose snapshot is taken after that one ends, applies to those rows only; the others are busy, and
 -- their touches go back to the queue. A touch applied twice recomputes twice: touches never need to be exact, only
--- present (InterleavingsIT, ExtremesIT).
+-- present (InterleavingsIT, ExtremesIT). A recomputed count's key may have several rows (the links of one article):
+-- it is held only when every row of it that the locking statement sees is locked, and the applying statement updates
+-- those rows by ctid; a row that arrives later carries a touch of its own, which this round did not claim
+-- (MirrorsIT).
 -- The lane of a queued delta's target among lanes: a hash of its key, from 0 to lanes - 1. Called for every row a
 -- claim in lanes reads, so it has no SET clause and is inlined; its body is SQL-standard, bound to the objects it
 -- names when created, each named with pg_catalog., as bucket_key's.
@@ -395,13 +405,17 @@ BEGIN
             creates := countercache.bucket_rows_sql(tb.target_schema, tb.target_table);
             BEGIN
                 IF tb.extremes THEN   -- lock first, so that the applying statement's snapshot follows every lock
+                    -- a key is held when every row of it is (a recomputed count's key may have several)
                     EXECUTE format($q$SELECT %4$s FROM (
-                                          SELECT t.%1$I AS k FROM %2$I.%3$I t
-                                           WHERE t.%1$I = ANY (ARRAY(
-                                                     SELECT DISTINCT u.%5$I
-                                                       FROM unnest($1::integer[], $2::bigint[], $3::uuid[]) u(c, ti, tu)
-                                                      WHERE u.c = ANY ($4)))
-                                           ORDER BY t.%1$I FOR NO KEY UPDATE OF t SKIP LOCKED) x$q$,
+                                          SELECT l.k FROM (
+                                              SELECT t.%1$I AS k FROM %2$I.%3$I t
+                                               WHERE t.%1$I = ANY (ARRAY(
+                                                         SELECT DISTINCT u.%5$I
+                                                           FROM unnest($1::integer[], $2::bigint[], $3::uuid[]) u(c, ti, tu)
+                                                          WHERE u.c = ANY ($4)))
+                                               ORDER BY t.%1$I FOR NO KEY UPDATE OF t SKIP LOCKED) l
+                                           GROUP BY l.k
+                                          HAVING count(*) = (SELECT count(*) FROM %2$I.%3$I a WHERE a.%1$I = l.k)) x$q$,
                                    tb.target_key, tb.target_schema, tb.target_table,
                                    CASE WHEN tb.key_type = 'uuid' THEN 'NULL::bigint[], array_agg(x.k)'
                                         ELSE 'array_agg(x.k::bigint), NULL::uuid[]' END,

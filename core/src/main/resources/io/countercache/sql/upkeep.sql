@@ -3,6 +3,7 @@
 
 -- Moves orphaned deltas whose target row now exists back to the queue, and folds the others (one row per counter and
 -- key; a key whose orphans sum to zero is forgotten). Orphans are claimed with FOR UPDATE SKIP LOCKED like the queue.
+-- The touches of a recomputed count whose key has no row are dropped: a row touches its key when it arrives.
 CREATE OR REPLACE FUNCTION countercache.adopt_orphans(max_rows integer)
 RETURNS void
 LANGUAGE plpgsql
@@ -27,13 +28,14 @@ BEGIN
                          FROM claimed c GROUP BY c.k
                    ), gone AS (
                        DELETE FROM countercache.orphan o USING claimed c JOIN g ON g.k = c.k
-                        WHERE o.id = c.id AND (g.present OR g.delta = 0 OR g.n > 1)
+                        WHERE o.id = c.id AND (g.present OR g.delta = 0 OR g.n > 1 OR $3)
                    ), back AS (
                        INSERT INTO countercache.delta (counter_id, %4$I, delta, enqueued_at)
                        SELECT $1, g.k, g.delta, g.since FROM g WHERE g.present AND g.delta <> 0
                    )
                    INSERT INTO countercache.orphan (counter_id, %4$I, delta, enqueued_at)
-                   SELECT $1, g.k, g.delta, g.since FROM g WHERE NOT g.present AND g.delta <> 0 AND g.n > 1$q$,
+                   SELECT $1, g.k, g.delta, g.since FROM g WHERE NOT g.present AND g.delta <> 0 AND g.n > 1
+                                                               AND NOT $3$q$,
                 c.target_schema, c.target_table, c.target_key,
                 CASE WHEN c.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
                 -- a bucket row is the rollup's to create, once its parent exists
@@ -41,7 +43,7 @@ BEGIN
                      ELSE coalesce((SELECT format(' OR EXISTS (SELECT 1 FROM %s p WHERE p.%I = countercache.key_parent(c.k))',
                                                   p.tbl, p.key)
                                       FROM countercache.bucket_parent_table(c) p), ' OR true') END)
-                USING c.id, max_rows;
+                USING c.id, max_rows, c.aggregate IS NOT DISTINCT FROM 'count';
         EXCEPTION WHEN lock_not_available OR insufficient_privilege THEN
             NULL;   -- the target table is locked (DDL) or may not be read: its orphans wait for a later round
         END;

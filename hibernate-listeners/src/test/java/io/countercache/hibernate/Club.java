@@ -22,4 +22,8 @@ public class Club {
 
     @CounterCache(collection = "owners")
     long ownerCount;
+
+    /** A where on the far entity, Owner: kept per link in the join table, then summed here. */
+    @CounterCache(source = Owner.class, via = "clubs", where = "vip")
+    long vipMembers;
 }

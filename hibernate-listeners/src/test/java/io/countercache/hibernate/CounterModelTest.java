@@ -67,10 +67,10 @@ class CounterModelTest {
                         + " collection = \"residents\" instead of source and via")
                 .hasMessageContaining("@CounterCache on Kennel.dogs: collection = \"dogs\" is not a collection of Kennel;"
                         + " Kennel has [residents]")
-                .hasMessageContaining("@CounterCache on Kennel.cats: collection = \"residents\" goes through the join"
-                        + " table public.kennel_pet, which holds links, not the elements' columns; count it without where"
-                        + " and sum, or map the collection with a join column (@JoinColumn) or count from the element"
-                        + " entity with source and via")
+                .hasMessageContaining("@CounterCache on Kennel.residentIds: collection = \"residents\" goes through the"
+                        + " join table public.kennel_pet, which holds links, not the elements' columns; count it without"
+                        + " sum, or map the collection with a join column (@JoinColumn) or count from the element entity"
+                        + " with source and via")
                 .hasMessageContaining("@CounterCache on Kennel.both: collection = \"residents\" names what is counted;"
                         + " leave out source and via")
                 .hasMessageContaining("@CounterCache on Kennel.nothing: name what is counted: source and via (source ="
@@ -178,6 +178,10 @@ class CounterModelTest {
         assertThat(java.util.stream.IntStream.range(0, 2).mapToObj(i -> lines.pair().targetColumns().get(i) + " <- "
                 + lines.pair().sourceColumns().get(i))).containsExactlyInAnyOrder("team <- member_team",
                 "number <- member_number");
+        assertThatThrownBy(() -> EntityModel.counters(List.of(Crew.class, Crew.Ship.class), Map.of()))
+                .hasMessageContaining("@CounterCache on Ship.paidCrews: the links of public.crew_ships keep a where on"
+                        + " their ships_id side already (for Crew.bigShips)")
+                .hasMessageContaining("count this side's links without where, or map the join table as an entity");
         assertThatThrownBy(() -> EntityModel.counters(List.of(Berth.class, Berth.Boat.class), Map.of()))
                 .hasMessageContaining("@CounterCache on Berth.boats: Berth has a composite identifier of other parts"
                         + " than two Long or Integer columns; counters need a single-column Long, Integer or UUID"

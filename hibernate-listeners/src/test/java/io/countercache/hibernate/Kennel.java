@@ -20,8 +20,8 @@ public class Kennel {
     @CounterCache(collection = "dogs")
     long dogs;
 
-    @CounterCache(collection = "residents", where = "kind = 'cat'")
-    long cats;
+    @CounterCache(collection = "residents", sum = "id")
+    long residentIds;
 
     @CounterCache(source = Pet.class, via = "kennel", collection = "residents")
     long both;

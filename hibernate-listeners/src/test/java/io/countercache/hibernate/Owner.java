@@ -3,7 +3,9 @@ package io.countercache.hibernate;
 import io.countercache.CounterCache;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
+import jakarta.persistence.Index;
 import jakarta.persistence.JoinColumn;
+import jakarta.persistence.JoinTable;
 import jakarta.persistence.ManyToMany;
 import jakarta.persistence.OneToMany;
 
@@ -23,8 +25,12 @@ public class Owner {
     @JoinColumn(name = "owner_id")
     Set<Pet> pets = new HashSet<>();
 
+    // the index a where on Owner's columns needs (Club.vipMembers): the rollup updates an owner's links by it
     @ManyToMany
+    @JoinTable(name = "owner_club", indexes = @Index(columnList = "owners_id"))
     Set<Club> clubs = new HashSet<>();
+
+    boolean vip;
 
     @CounterCache(collection = "pets")
     long petCount;
@@ -34,4 +40,5 @@ public class Owner {
 
     @CounterCache(collection = "clubs")
     long clubCount;
+
 }

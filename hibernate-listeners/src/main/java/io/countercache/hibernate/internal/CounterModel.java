@@ -111,12 +111,34 @@ public final class CounterModel {
                 }
             }
         }
+        oneFarSidePerJoinTable(declared, problems);
         int counterProblems = problems.size();
         limits(metadata.getEntityBindings().stream().map(PersistentClass::getMappedClass).toList(), problems);
         fail(problems, counterProblems == problems.size() ? "@CounterCache"
                 : counterProblems == 0 ? "@CounterLimit" : "@CounterCache and @CounterLimit");
         declared.sort(Comparator.comparing(d -> d.definition().name()));
         return declared;
+    }
+
+    /**
+     * A join table keeps a where on its far side for one of its two columns only: the rollup updates a table's rows
+     * once per round, by one key (a second key would update a link twice in a round, and its second update would
+     * check the link's foreign keys, waiting for an application that holds a parent).
+     */
+    private static void oneFarSidePerJoinTable(List<Declared> declared, List<String> problems) {
+        Map<TableName, CounterDefinition> first = new java.util.HashMap<>();
+        declared.stream().map(Declared::definition)
+                .filter(d -> d.extreme() != null && CounterDefinition.Extreme.COUNT.equals(d.extreme().function()))
+                .sorted(Comparator.comparing(CounterDefinition::declaredBy)).forEach(d -> {
+                    CounterDefinition other = first.putIfAbsent(d.target(), d);
+                    if (other != null && !other.targetKey().equals(d.targetKey())) {
+                        problems.add("@CounterCache on " + d.declaredBy().replace(" (per link)", "") + ": the links of "
+                                + d.target() + " keep a where on their " + other.targetKey() + " side already (for "
+                                + other.declaredBy().replace(" (per link)", "") + "), and a join table keeps one;"
+                                + " count this side's links without where, or map the join table as an entity with"
+                                + " two many-to-ones and count from it");
+                    }
+                });
     }
 
     /** The {@link CounterLimit}s on the model's entity classes, sorted by name. */
@@ -233,8 +255,7 @@ public final class CounterModel {
                     + " through a queue of their own, which only the queue feeds; use strategy QUEUE");
         }
         if (!cc.collection().isBlank()) {
-            return List.of(new Declared(collectionCounter(metadata, target, who, cc, counter, columnType, keyType,
-                    strategy), target, counter));
+            return collectionCounter(metadata, target, who, cc, counter, columnType, keyType, strategy);
         }
         if (cc.source() == void.class || via(cc).isBlank()) {
             throw fail(who, "name what is counted: source and via (source = Comment.class, via = \"article\"), or a"
@@ -251,8 +272,7 @@ public final class CounterModel {
         }
         org.hibernate.mapping.Collection links = manyToMany(source, via(cc), target);
         if (links != null) {
-            return List.of(new Declared(linkCounter(metadata, target, who, cc, source, links, counter, columnType,
-                    keyType, strategy), target, counter));
+            return linkCounter(metadata, target, who, cc, source, links, counter, columnType, keyType, strategy);
         }
         String rows = rowsOf(who, source);
         String sum = cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim(), counter);
@@ -586,9 +606,9 @@ public final class CounterModel {
      * join table's rows (links) for a collection through one. Either way the counted table's column that points at
      * the target is the collection's key, so the counter is an ordinary one of that table.
      */
-    private static CounterDefinition collectionCounter(Metadata metadata, PersistentClass target, String who,
-                                                       CounterCache cc, Property counter, String columnType,
-                                                       KeyType keyType, Strategy strategy) {
+    private static List<Declared> collectionCounter(Metadata metadata, PersistentClass target, String who,
+                                                    CounterCache cc, Property counter, String columnType,
+                                                    KeyType keyType, Strategy strategy) {
         String name = cc.collection().trim();
         if (cc.source() != void.class || !via(cc).isBlank()) {
             throw fail(who, "collection = \"" + name + "\" names what is counted; leave out source and via");
@@ -620,21 +640,33 @@ public final class CounterModel {
                     .getReferencedEntityName());
             String rows = rowsOf(who, element);
             String sum = cc.sum().isBlank() ? null : sumColumn(who, element, cc.sum().trim(), counter);
-            return new CounterDefinition(who, tableName(metadata, target.getTable()),
+            return List.of(new Declared(new CounterDefinition(who, tableName(metadata, target.getTable()),
                     columnName(target.getKey().getColumns().get(0)), keyType,
                     columnName(singleColumn(who, counter)), columnType, tableName(metadata, element.getTable()), fk,
-                    and(rows, where), sum, strategy, cc.slots(), null);
+                    and(rows, where), sum, strategy, cc.slots(), null), target, counter));
         }
-        if (where != null || !cc.sum().isBlank()) {
+        if (!cc.sum().isBlank()) {
             throw fail(who, "collection = \"" + name + "\" goes through the join table "
                     + tableName(metadata, c.getCollectionTable()) + ", which holds links, not the elements' columns;"
-                    + " count it without where and sum, or map the collection with a join column (@JoinColumn) or"
-                    + " count from the element entity with source and via");
+                    + " count it without sum, or map the collection with a join column (@JoinColumn) or count from"
+                    + " the element entity with source and via");
         }
-        return new CounterDefinition(who, tableName(metadata, target.getTable()),
+        if (where != null) {   // the element's columns, read per link by the rollup
+            PersistentClass element = metadata.getEntityBinding(((ManyToOne) c.getElement()).getReferencedEntityName());
+            if (rowsOf(who, element) != null || c.getElement().getColumnSpan() != 1
+                    || element.getKey().getColumnSpan() != 1
+                    || ((ManyToOne) c.getElement()).getReferencedPropertyName() != null) {
+                throw fail(who, "collection = \"" + name + "\" with a where must hold entities of their own table,"
+                        + " joined on their identifier with a single column");
+            }
+            return farWhere(metadata, target, who, cc, counter, columnType, keyType, strategy,
+                    tableName(metadata, c.getCollectionTable()), fk, element,
+                    columnName((Column) c.getElement().getSelectables().get(0)));
+        }
+        return List.of(new Declared(new CounterDefinition(who, tableName(metadata, target.getTable()),
                 columnName(target.getKey().getColumns().get(0)), keyType,
                 columnName(singleColumn(who, counter)), columnType, tableName(metadata, c.getCollectionTable()), fk,
-                null, null, strategy, cc.slots(), null);
+                null, null, strategy, cc.slots(), null), target, counter));
     }
 
     /** The collection {@code via} of {@code source} when it is a many-to-many of {@code target}s; null otherwise. */
@@ -653,29 +685,68 @@ public final class CounterModel {
     /**
      * A counter of the links of a many-to-many that the source maps ({@code source = Article.class, via = "tags"} on
      * Tag): the join table's rows, by its column that points at the target. The link rows hold no column of the
-     * source, so a where or a sum is refused, and so is a source whose table holds other classes' rows too.
+     * source, so a sum is refused, and so is a source whose table holds other classes' rows too. A where on the
+     * source's columns ("published articles per tag") is kept in two levels: per link, a recomputed count of its
+     * source row that meets the where (a column of the library's in the join table, which the rollup keeps, so that
+     * no writer reads a row another transaction writes), and the field, a sum of that column by the target.
      */
-    private static CounterDefinition linkCounter(Metadata metadata, PersistentClass target, String who,
-                                                 CounterCache cc, PersistentClass source,
-                                                 org.hibernate.mapping.Collection links, Property counter,
-                                                 String columnType, KeyType keyType, Strategy strategy) {
+    private static List<Declared> linkCounter(Metadata metadata, PersistentClass target, String who, CounterCache cc,
+                                              PersistentClass source, org.hibernate.mapping.Collection links,
+                                              Property counter, String columnType, KeyType keyType,
+                                              Strategy strategy) {
         TableName table = tableName(metadata, links.getCollectionTable());
         ManyToOne element = (ManyToOne) links.getElement();
-        if (!cc.where().isBlank() || !cc.sum().isBlank() || !cc.min().isBlank() || !cc.max().isBlank()
-                || !cc.distinct().isBlank()) {
+        if (!cc.sum().isBlank() || !cc.min().isBlank() || !cc.max().isBlank() || !cc.distinct().isBlank()) {
             throw fail(who, "via = \"" + via(cc) + "\" is a many-to-many, counted by the links in its join table "
-                    + table + ", which hold no column of " + simpleName(source) + "; count the links without where,"
-                    + " sum, min, max and distinct, or map the join table as an entity with two many-to-ones and count"
-                    + " from it");
+                    + table + ", which hold no column of " + simpleName(source) + "; count the links (with a where on "
+                    + simpleName(source) + "'s columns, or without) but without sum, min, max and distinct, or map the"
+                    + " join table as an entity with two many-to-ones and count from it");
         }
-        if (rowsOf(who, source) != null || element.getReferencedPropertyName() != null || element.getColumnSpan() != 1) {
+        if (rowsOf(who, source) != null || element.getReferencedPropertyName() != null || element.getColumnSpan() != 1
+                || links.getKey().getColumnSpan() != 1 || source.getKey().getColumnSpan() != 1
+                || links.getReferencedPropertyName() != null) {
             throw fail(who, "via = \"" + via(cc) + "\" must be a many-to-many of an entity's own table, joined on "
-                    + simpleName(target) + "'s identifier with a single column");
+                    + simpleName(source) + "'s and " + simpleName(target) + "'s identifiers with a single column each");
         }
-        return new CounterDefinition(who, tableName(metadata, target.getTable()),
-                columnName(target.getKey().getColumns().get(0)), keyType,
-                columnName(singleColumn(who, counter)), columnType, table, columnName(element.getColumns().get(0)),
-                null, null, strategy, cc.slots(), null);
+        String linkColumn = columnName(element.getColumns().get(0));
+        if (cc.where().isBlank()) {
+            return List.of(new Declared(new CounterDefinition(who, tableName(metadata, target.getTable()),
+                    columnName(target.getKey().getColumns().get(0)), keyType, columnName(singleColumn(who, counter)),
+                    columnType, table, linkColumn, null, null, strategy, cc.slots(), null), target, counter));
+        }
+        return farWhere(metadata, target, who, cc, counter, columnType, keyType, strategy, table, linkColumn, source,
+                columnName((Column) links.getKey().getSelectables().get(0)));
+    }
+
+    /**
+     * A count of the links of a join table whose far row meets the where, in two levels: per link, a recomputed count
+     * of its far row ({@code far}, by its key, in the link's column {@code farColumn}) if that row meets the where,
+     * kept in a column of the library's in the join table by the queue; and the field, a sum of that column by the
+     * join table's column that points at the target ({@code targetColumn}). The rollup does the join, so that no
+     * writer reads a row another transaction writes ("A where on the far entity" in docs/architecture.md).
+     */
+    private static List<Declared> farWhere(Metadata metadata, PersistentClass target, String who, CounterCache cc,
+                                           Property counter, String columnType, KeyType keyType, Strategy strategy,
+                                           TableName joinTable, String targetColumn, PersistentClass far,
+                                           String farColumn) {
+        KeyType farKeyType = keyType(far.getIdentifierProperty().getType().getReturnedClass());
+        if (farKeyType == null) {
+            throw fail(who, "a where on " + simpleName(far) + "'s columns is kept per link by " + simpleName(far)
+                    + "'s identifier, which is " + far.getIdentifierProperty().getType().getReturnedClass().getSimpleName()
+                    + "; it needs a Long, Integer or UUID identifier, or count the links without where");
+        }
+        TableName top = tableName(metadata, target.getTable());
+        String column = columnName(singleColumn(who, counter));
+        String farKey = columnName(far.getKey().getColumns().get(0));
+        String perLink = levelColumn(top, column, 1);
+        CounterDefinition links = new CounterDefinition(who + " (per link)", joinTable, farColumn, farKeyType, perLink,
+                "bigint",
+                tableName(metadata, far.getTable()), farKey, cc.where().trim(), null, Strategy.QUEUE, 0, null,
+                new CounterDefinition.Extreme(CounterDefinition.Extreme.COUNT, farKey));
+        return List.of(new Declared(links, far, null),
+                new Declared(new CounterDefinition(who, top, columnName(target.getKey().getColumns().get(0)), keyType,
+                        column, columnType, joinTable, targetColumn, null, perLink, strategy, cc.slots(), null), target,
+                        counter));
     }
 
     /** The column of the many-to-one {@code step} of {@code from} that points at {@code to}'s identifier. */
