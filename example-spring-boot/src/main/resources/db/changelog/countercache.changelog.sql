@@ -2576,18 +2576,29 @@ BEGIN
             c.target_table, c.target_column, t, c.aggregate, v),
             format('give the counter column (and field) the type of %I.%I', c.source_table, c.aggregate_column);
     END IF;
-    IF NOT EXISTS (
-        SELECT FROM pg_index i
-         WHERE i.indrelid = source AND i.indpred IS NULL AND i.indnkeyatts >= 2
-           AND i.indkey[0] = (SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = source AND a.attname = c.source_fk)
-           AND i.indkey[1] = (SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = source AND a.attname = c.aggregate_column)
-           AND (SELECT m.amname FROM pg_class x JOIN pg_am m ON m.oid = x.relam WHERE x.oid = i.indexrelid) = 'btree') THEN
+    IF NOT countercache.has_index(source, ARRAY[c.source_fk, c.aggregate_column]) THEN
         RETURN QUERY SELECT d || ': ' || format('%I.%I has no index on (%I, %I), by which the rollup recomputes a %s',
             c.source_schema, c.source_table, c.source_fk, c.aggregate_column, c.aggregate),
             format('CREATE INDEX ON %I.%I (%I, %I) in a changelog applied before the countercache one',
                    c.source_schema, c.source_table, c.source_fk, c.aggregate_column);
     END IF;
 END
+$fn$;
+
+-- Whether table tbl has a btree index, without a predicate, whose first key columns are columns, in order: the index
+-- by which the rollup recomputes a min or max, or finds the rows of a recomputed count's key.
+CREATE OR REPLACE FUNCTION countercache.has_index(tbl regclass, columns name[])
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT EXISTS (
+        SELECT FROM pg_index i
+         WHERE i.indrelid = tbl AND i.indpred IS NULL AND i.indnkeyatts >= cardinality(columns)
+           AND (SELECT m.amname FROM pg_class x JOIN pg_am m ON m.oid = x.relam WHERE x.oid = i.indexrelid) = 'btree'
+           AND (SELECT bool_and(i.indkey[n - 1] = (SELECT a.attnum FROM pg_attribute a
+                                                    WHERE a.attrelid = tbl AND a.attname = columns[n]))
+                  FROM generate_subscripts(columns, 1) n))
 $fn$;
 
 -- The problems only a recomputed count can have (extreme_problems checks the rest), the count per link of a where on
@@ -2619,11 +2630,7 @@ BEGIN
      WHERE k.target_schema = c.target_schema AND k.target_table = c.target_table AND k.target_key <> c.target_key
        AND k.id <> c.id
      LIMIT 1;
-    IF target IS NOT NULL AND NOT EXISTS (
-        SELECT FROM pg_index i
-         WHERE i.indrelid = target AND i.indpred IS NULL
-           AND i.indkey[0] = (SELECT a.attnum FROM pg_attribute a WHERE a.attrelid = target AND a.attname = c.target_key)
-           AND (SELECT m.amname FROM pg_class x JOIN pg_am m ON m.oid = x.relam WHERE x.oid = i.indexrelid) = 'btree') THEN
+    IF target IS NOT NULL AND NOT countercache.has_index(target, ARRAY[c.target_key]) THEN
         RETURN QUERY SELECT d || ': ' || format('%I.%I has no index on (%I), by which the rollup updates the rows of a'
             || ' recomputed count', c.target_schema, c.target_table, c.target_key),
             format('CREATE INDEX ON %I.%I (%I) in a changelog applied before the countercache one', c.target_schema,
@@ -2974,8 +2981,9 @@ AS $fn$
         -- holds them): a key of a recomputed count may have rows that arrived since the locking statement, which carry
         -- touches of their own, and one of them may be held by a writer, which must not be waited for (locking such a
         -- row here may still meet the one wait SKIP LOCKED does not skip, bounded by lock_timeout, as for any row)
+        -- (a TID scan of the locked rows, then a join on ctid: a join on ctid alone would scan the table per row)
         CASE WHEN NOT EXISTS (SELECT FROM unnest(recomputes) r WHERE r IS NOT NULL) THEN format('t.%I = d.k', target_key)
-             ELSE 't.ctid = d.rid' END)
+             ELSE 't.ctid = ANY (ARRAY(SELECT l.rid FROM locked l)) AND t.ctid = d.rid' END)
 $fn$;
 
 -- Version 6's contract, for a round of version 4 to 6 in flight while version 7 installs: no touches.
@@ -4054,7 +4062,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '5b482f80992e685c' $fn$;
+AS $fn$ SELECT '0149cde8c2a2f0f6' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

@@ -155,6 +155,10 @@ public final class BenchmarkSuite {
                 System.out.println("15. many-to-many");
                 report.aggregates(s.aggregates(Scenarios.LINKS));
             }
+            if (runs(only, "16")) {
+                System.out.println("16. a where on the far side of a many-to-many");
+                report.aggregates(s.aggregates(Scenarios.FAR_WHERE));
+            }
             if (runs(only, "11")) {
                 System.out.println("11. server CPU per statement");
                 report.cpu(s.cpuPerStatement());

@@ -70,8 +70,9 @@ AS $fn$
         -- holds them): a key of a recomputed count may have rows that arrived since the locking statement, which carry
         -- touches of their own, and one of them may be held by a writer, which must not be waited for (locking such a
         -- row here may still meet the one wait SKIP LOCKED does not skip, bounded by lock_timeout, as for any row)
+        -- (a TID scan of the locked rows, then a join on ctid: a join on ctid alone would scan the table per row)
         CASE WHEN NOT EXISTS (SELECT FROM unnest(recomputes) r WHERE r IS NOT NULL) THEN format('t.%I = d.k', target_key)
-             ELSE 't.ctid = d.rid' END)
+             ELSE 't.ctid = ANY (ARRAY(SELECT l.rid FROM locked l)) AND t.ctid = d.rid' END)
 $fn$;
 
 -- Version 6's contract, for a round of version 4 to 6 in flight while version 7 installs: no touches.
