@@ -1,5 +1,6 @@
 package io.countercache.hibernate;
 
+import io.countercache.hibernate.internal.CounterModel;
 import io.countercache.hibernate.spi.EntityModel;
 import io.countercache.CounterCacheException;
 import io.countercache.Strategy;
@@ -30,6 +31,14 @@ class CounterModelTest {
         assertThat(visible.condition()).isEqualTo("status = 'visible'");
         assertThat(defs.get(1).sumColumn()).isEqualTo("score");
         assertThat(visible.touchColumn()).isEqualTo("remarkedat");
+    }
+
+    @Test
+    void theTablesTheBootCheckOwnsIncludeJoinTablesWhichHoldCountsPerLink() {
+        assertThat(CounterModel.fromModel(List.of(Owner.class, Pet.class, Club.class, Kid.class, Toy.class), Map.of(),
+                CounterModel::mappedTables)).extracting(Object::toString)
+                .containsExactly("public.club", "public.kid", "public.kid_toy", "public.owner", "public.owner_club",
+                        "public.pet", "public.toy");
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.countercache.hibernate;
 
+import io.countercache.CatalogCheck;
+import io.countercache.hibernate.internal.CounterModel;
 import io.countercache.hibernate.spi.EntityModel;
 import io.countercache.spi.CounterDefinition;
 import io.countercache.testing.TestDatabase;
@@ -9,6 +11,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.sql.Connection;
 import java.util.List;
 import java.util.Map;
 
@@ -53,6 +56,21 @@ class HibernateCollectionsIT {
                         org.assertj.core.api.Assertions.tuple("Owner.clubCount", "public.owner_club", "owners_id", null),
                         org.assertj.core.api.Assertions.tuple("Owner.petCount", "public.pet", "owner_id", null),
                         org.assertj.core.api.Assertions.tuple("Club.vipMembers (per link)", "public.owner", "id", "vip"));
+    }
+
+    @Test
+    void theBootCheckReportsACountPerLinkLeftOnAJoinTableAfterItsFieldIsGone() throws Exception {
+        List<CounterDefinition> withoutVips = EntityModel.counters(MODEL, Map.of()).stream()
+                .filter(d -> !d.declaredBy().startsWith("Club.vipMembers")).toList();
+        try (Connection c = db.dataSource().getConnection()) {
+            assertThat(CatalogCheck.differences(c, withoutVips,
+                    CounterModel.fromModel(MODEL, Map.of(), CounterModel::mappedTables)))
+                    .containsExactlyInAnyOrder(
+                            "Club.vipMembers: installed as public.club.vipmembers but no longer declared; its triggers"
+                                    + " still queue deltas",
+                            "Club.vipMembers (per link): installed as public.owner_club.countercache_club__vipmembers"
+                                    + " but no longer declared; its triggers still queue deltas");
+        }
     }
 
     @Test

@@ -102,7 +102,7 @@ public final class CounterCacheIntegrator implements Integrator {
         try {
             Connection c = connections.open();
             try {
-                problems = new ArrayList<>(CatalogCheck.differences(c, declared, CounterModel.entityTables(metadata)));
+                problems = new ArrayList<>(CatalogCheck.differences(c, declared, CounterModel.mappedTables(metadata)));
                 problems.addAll(CatalogCheck.limitDifferences(c, limits));
             } finally {
                 connections.release(c);

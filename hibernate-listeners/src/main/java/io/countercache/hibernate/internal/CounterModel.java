@@ -43,6 +43,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.function.Function;
 import java.util.zip.CRC32;
 import java.util.stream.Collectors;
 
@@ -73,6 +74,12 @@ public final class CounterModel {
      * and reads its counters. {@code settings} may carry naming strategies, a default schema and so on.
      */
     public static List<CounterDefinition> definitions(Collection<Class<?>> entities, Map<String, Object> settings) {
+        return fromModel(entities, settings, CounterModel::definitions);
+    }
+
+    /** Reads Hibernate's boot metamodel for these entity classes, built as {@link #definitions} builds it. */
+    public static <T> T fromModel(Collection<Class<?>> entities, Map<String, Object> settings,
+                                  Function<Metadata, T> read) {
         StandardServiceRegistry registry = new StandardServiceRegistryBuilder()
                 // PostgreSQL, named as a database would report it (naming the dialect class draws a warning)
                 .applySetting("jakarta.persistence.database-product-name", "PostgreSQL")
@@ -83,7 +90,7 @@ public final class CounterModel {
         try {
             MetadataSources sources = new MetadataSources(registry);
             entities.forEach(sources::addAnnotatedClass);
-            return definitions(sources.buildMetadata());
+            return read.apply(sources.buildMetadata());
         } finally {
             StandardServiceRegistryBuilder.destroy(registry);
         }
@@ -180,11 +187,17 @@ public final class CounterModel {
         }
     }
 
-    /** The tables of every entity of the model: counters installed on them must be declared by it. */
-    public static Set<TableName> entityTables(Metadata metadata) {
+    /**
+     * The tables the model maps, its entities' and its collections' (a join table holds a recomputed count per link):
+     * counters installed on them must be declared by it.
+     */
+    public static Set<TableName> mappedTables(Metadata metadata) {
         Set<TableName> tables = new TreeSet<>();
         for (PersistentClass entity : metadata.getEntityBindings()) {
             tables.add(tableName(metadata, entity.getTable()));
+        }
+        for (org.hibernate.mapping.Collection collection : metadata.getCollectionBindings()) {
+            tables.add(tableName(metadata, collection.getCollectionTable()));
         }
         return tables;
     }
