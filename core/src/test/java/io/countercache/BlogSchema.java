@@ -52,10 +52,13 @@ final class BlogSchema {
             CREATE TABLE product (id bigint PRIMARY KEY, shop_id bigint NOT NULL REFERENCES shop, name text);
             CREATE TABLE review (id bigserial PRIMARY KEY, product_id bigint REFERENCES product ON DELETE CASCADE,
                                  stars int, approved boolean NOT NULL);
-            CREATE TABLE player (id bigint PRIMARY KEY, games bigint NOT NULL DEFAULT 0, points bigint NOT NULL DEFAULT 0);
+            CREATE TABLE player (id bigint PRIMARY KEY, games bigint NOT NULL DEFAULT 0, points bigint NOT NULL DEFAULT 0,
+                                 matches bigint NOT NULL DEFAULT 0, match_points bigint NOT NULL DEFAULT 0);
             CREATE TABLE game (id bigserial PRIMARY KEY, challenger_id bigint REFERENCES player ON DELETE CASCADE,
                                opponent_id bigint REFERENCES player ON DELETE SET NULL, score integer,
                                league_id integer);
+            CREATE TABLE friendly (id bigserial PRIMARY KEY, challenger_id bigint REFERENCES player ON DELETE CASCADE,
+                                   opponent_id bigint REFERENCES player ON DELETE SET NULL, score integer);
             CREATE TABLE seat (player_id bigint, league_id integer, games bigint NOT NULL DEFAULT 0,
                                wins bigint NOT NULL DEFAULT 0, PRIMARY KEY (player_id, league_id));
             CREATE INDEX blog_comment_article_likes ON blog_comment (article_id, likes);
@@ -159,6 +162,16 @@ final class BlogSchema {
     static final CounterDefinition PLAYER_POINTS = new CounterDefinition("Player.points", PLAYER, "id", KeyType.BIGINT,
             "points", "bigint", GAME, "challenger_id", "score > 0", "score").withMoreFks(List.of("opponent_id"));
 
+    /**
+     * Fed by two tables, as the concrete classes of a TABLE_PER_CLASS hierarchy are: a game and a friendly count for
+     * their challenger; their positive scores for both players (several tables and several associations at once).
+     */
+    static final CounterDefinition PLAYER_MATCHES = new CounterDefinition("Player.matches", PLAYER, "id",
+            KeyType.BIGINT, "matches", "bigint", GAME, "challenger_id", null, null).withMoreTables(List.of("friendly"));
+    static final CounterDefinition PLAYER_MATCH_POINTS = new CounterDefinition("Player.matchPoints", PLAYER, "id",
+            KeyType.BIGINT, "match_points", "bigint", GAME, "challenger_id", "score > 0", "score")
+            .withMoreFks(List.of("opponent_id")).withMoreTables(List.of("friendly"));
+
     static final TableName TAG = new TableName("public", "tag");
     static final TableName ARTICLE_TAG = new TableName("public", "article_tag");
     /**
@@ -196,7 +209,8 @@ final class BlogSchema {
      */
     static final List<CounterDefinition> EVERY = java.util.stream.Stream.concat(ALL.stream(),
             java.util.stream.Stream.of(ARTICLE_DAY_COMMENTS, ARTICLE_HOUR_LIKES, PLAYER_GAMES, PLAYER_POINTS, PRODUCT_LEVEL,
-                    SHOP_APPROVED_BY_LEVELS, SEAT_GAMES, SEAT_WINS, TAG_PUBLISHED_LINKS, TAG_PUBLISHED)).toList();
+                    SHOP_APPROVED_BY_LEVELS, SEAT_GAMES, SEAT_WINS, TAG_PUBLISHED_LINKS, TAG_PUBLISHED, PLAYER_MATCHES,
+                    PLAYER_MATCH_POINTS)).toList();
 
     /** The counters fed by two associations, and those of a two-column key, beside their recount (see MISMATCHES). */
     static final String PLAYER_MISMATCHES = """
@@ -215,7 +229,19 @@ final class BlogSchema {
                              WHERE f.player_id = p.id) r,
                    LATERAL (VALUES ('player games', p.games, r.games), ('player points', p.points, r.points)) AS x(what, stored, n)
              WHERE x.stored <> x.n
-               AND EXISTS (SELECT FROM countercache.counter k WHERE k.target_table = 'player')
+               AND EXISTS (SELECT FROM countercache.counter k WHERE k.target_table = 'player' AND k.target_column = 'games')
+            UNION ALL
+            SELECT x.what, p.id::text, x.stored, x.n
+              FROM player p,
+                   LATERAL (SELECT count(*) FILTER (WHERE m.challenger_id = p.id) AS matches,
+                                   coalesce(sum(m.score) FILTER (WHERE m.score > 0 AND m.challenger_id = p.id), 0)
+                                   + coalesce(sum(m.score) FILTER (WHERE m.score > 0 AND m.opponent_id = p.id), 0) AS points
+                              FROM (SELECT challenger_id, opponent_id, score FROM game
+                                    UNION ALL SELECT challenger_id, opponent_id, score FROM friendly) m) r,
+                   LATERAL (VALUES ('player matches', p.matches, r.matches),
+                                   ('player match points', p.match_points, r.points)) AS x(what, stored, n)
+             WHERE x.stored <> x.n
+               AND EXISTS (SELECT FROM countercache.counter k WHERE k.target_table = 'player' AND k.target_column = 'matches')
             """;
 
     /**

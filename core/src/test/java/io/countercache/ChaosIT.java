@@ -247,6 +247,17 @@ class ChaosIT {
                         ? "INSERT INTO game (challenger_id, opponent_id, score, league_id) SELECT 1 + g % " + USERS
                         + ", 1 + (g * 7) % " + USERS + ", g % 5, 1 + g % 2 FROM generate_series(1, 12) g"
                         : "DELETE FROM game WHERE id IN (SELECT id FROM game ORDER BY random() LIMIT 3)";
+                // friendlies count beside games, as a TABLE_PER_CLASS sibling's rows do
+                case 15 -> switch (r.nextInt(4)) {
+                    case 0 -> "INSERT INTO friendly (challenger_id, opponent_id, score) VALUES (" + challenger + ", "
+                            + (r.nextInt(6) == 0 ? "NULL" : opponent) + ", " + (r.nextInt(6) - 1) + ")";
+                    case 1 -> "INSERT INTO friendly (challenger_id, opponent_id, score) SELECT 1 + g % " + USERS
+                            + ", 1 + (g * 5) % " + USERS + ", g % 4 - 1 FROM generate_series(1, 8) g";
+                    case 2 -> "UPDATE friendly SET challenger_id = opponent_id, opponent_id = " + challenger
+                            + ", score = score + 1 WHERE id IN (SELECT id FROM friendly ORDER BY random() LIMIT 2)"
+                            + " AND opponent_id IS NOT NULL";
+                    default -> "DELETE FROM friendly WHERE id IN (SELECT id FROM friendly ORDER BY random() LIMIT 3)";
+                };
                 // published articles per tag: articles published and unpublished, links added, removed, re-tagged,
                 // moved to another article, and re-tagged in bulk
                 case 16 -> "UPDATE blog_article SET published = NOT published WHERE id = " + article;
@@ -359,7 +370,8 @@ class ChaosIT {
     private void truncate(Statement st, SplittableRandom r) throws SQLException {
         // the source of a count without a foreign key, of a path, of a sum, a min and a distinct count, of counts
         // fed by two associations, and the join table of published articles per tag
-        st.execute("TRUNCATE " + List.of("book", "review", "shop_line", "game", "article_tag").get(r.nextInt(5)));
+        st.execute("TRUNCATE " + List.of("book", "review", "shop_line", "game", "article_tag", "friendly")
+                .get(r.nextInt(6)));
         count("truncate");
     }
 }

@@ -81,7 +81,7 @@ BEGIN
 END
 $fn$;
 
-SELECT countercache.begin_upgrades(11);
+SELECT countercache.begin_upgrades(12);
 SELECT countercache.upgrade(1, $upgrade$
 -- Version 1: the tables of countercache 0.1 (the catalog, the queues, slots, parked deltas, recount jobs, limits).
 -- Runs once, on a database without them. An installation made before schema versions existed is taken to be at
@@ -353,6 +353,14 @@ ALTER TABLE countercache.counter DROP CONSTRAINT counter_aggregate_check;
 ALTER TABLE countercache.counter ADD CONSTRAINT counter_aggregate_check
     CHECK (aggregate OPERATOR(pg_catalog.=) ANY (ARRAY['min', 'max', 'count']));
 $upgrade$);
+SELECT countercache.upgrade(12, $upgrade$
+-- Version 12: a counter may be fed by several tables of one schema (a JPA TABLE_PER_CLASS hierarchy: each concrete
+-- class has a table of its own, with the columns the counter reads): source_table is the first, more_tables the others
+-- (NULL for a counter of one table, as every counter installed before). Each table's capture serves a copy of the
+-- counter on that table, under its id, and a recount reads them all (see tables_of, in capture.sql).
+ALTER TABLE countercache.counter ADD COLUMN more_tables name[]
+    CHECK (more_tables IS NULL OR pg_catalog.cardinality(more_tables) OPERATOR(pg_catalog.>) 0);
+$upgrade$);
 
 -- The catalog: a counter's definition, checked and recorded (define_counter), and forgotten (forget, prune,
 -- uninstall); and the helpers every subsystem uses to read it and to name what is wrong. The tables are in
@@ -442,6 +450,22 @@ BEGIN
 END
 $fn$;
 
+-- The tables a counter involves, by the kind of trigger each gets from it: its source tables ('capture': source_table
+-- and, for a counter fed by several tables, more_tables, all in source_schema), its target ('target') and the middle
+-- table of a path ('via'). Every place that asks which tables a counter reads or writes asks here.
+CREATE OR REPLACE FUNCTION countercache.counter_tables(c countercache.counter)
+RETURNS TABLE (kind text, schema_name name, table_name name)
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT 'capture', c.source_schema, t FROM unnest(c.source_table || coalesce(c.more_tables, '{}')) t
+     WHERE t IS NOT NULL
+    UNION ALL
+    SELECT 'target', c.target_schema, c.target_table WHERE c.target_table IS NOT NULL
+    UNION ALL
+    SELECT 'via', c.via_schema, c.via_table WHERE c.via_table IS NOT NULL
+$fn$;
+
 -- The catalog row of a counter, or an error naming the caller and how to list the counters.
 CREATE OR REPLACE FUNCTION countercache.counter_of(counter_id integer, caller text)
 RETURNS countercache.counter
@@ -479,6 +503,7 @@ DECLARE
     guard text := coalesce(current_setting('countercache.ddl_guard', true), '');
 BEGIN
     c.more_fks := nullif(c.more_fks, '{}');
+    c.more_tables := nullif(c.more_tables, '{}');
     -- a level of a path counter sums a column of the library's on its source (countercache_..., see "Counters along a
     -- path" in the architecture), which the level beneath keeps: whichever of the two is defined first adds it
     IF c.sum_column LIKE 'countercache\_%' AND c.column_type ~ '^(bigint|integer|numeric\(\d{1,4},\d{1,2}\))$'
@@ -523,11 +548,13 @@ BEGIN
     c.defined_at := now();
     DELETE FROM countercache.counter k WHERE k.id = c.id;
     INSERT INTO countercache.counter SELECT (c).*;
-    -- a counter that moved to another source table (a path now counted level by level) leaves the capture of its old
-    -- source and its old middle table: rebuild them without it (the new source's changeset rebuilds its own)
-    PERFORM countercache.install_triggers(x.s, x.t)
-       FROM (VALUES (old.source_schema, old.source_table), (old.via_schema, old.via_table)) AS x(s, t)
-      WHERE x.t IS NOT NULL AND (x.s, x.t) IS DISTINCT FROM (c.source_schema, c.source_table);
+    -- a counter that moved to another source table (a path now counted level by level, a class left its hierarchy)
+    -- leaves the capture of its old sources and its old middle table: rebuild them without it (the new source's
+    -- changeset rebuilds its own)
+    PERFORM countercache.install_triggers(x.schema_name, x.table_name)
+       FROM countercache.counter_tables(old) x
+      WHERE x.kind IN ('capture', 'via')
+        AND (x.schema_name, x.table_name) IS DISTINCT FROM (c.source_schema, c.source_table);
     PERFORM countercache.request_recount(c.id);
     RETURN true;
 END
@@ -546,11 +573,9 @@ DECLARE
     names name[];
 BEGIN
     SELECT array_agg(x.s ORDER BY x.s, x.t), array_agg(x.t ORDER BY x.s, x.t) INTO schemas, names
-      FROM (SELECT DISTINCT x.s, x.t
-              FROM countercache.counter k,
-                   LATERAL (VALUES (k.source_schema, k.source_table), (k.target_schema, k.target_table),
-                                   (k.via_schema, k.via_table)) AS x(s, t)
-             WHERE k.id = ANY (counter_ids) AND x.t IS NOT NULL) x;
+      FROM (SELECT DISTINCT x.schema_name AS s, x.table_name AS t
+              FROM countercache.counter k, LATERAL countercache.counter_tables(k) x
+             WHERE k.id = ANY (counter_ids)) x;
     WITH gone AS (
         DELETE FROM countercache.counter k WHERE k.id = ANY (counter_ids) RETURNING k.id
     ), dead AS (
@@ -601,11 +626,9 @@ BEGIN
           JOIN pg_namespace n ON n.oid = c.relnamespace
          WHERE p.pronamespace = 'countercache'::regnamespace
            AND split_part(p.proname, '_', 1) IN ('capture', 'target', 'via')
-           AND NOT EXISTS (SELECT 1 FROM countercache.counter k
-                            WHERE CASE split_part(p.proname, '_', 1)
-                                      WHEN 'capture' THEN k.source_schema = n.nspname AND k.source_table = c.relname
-                                      WHEN 'target' THEN k.target_schema = n.nspname AND k.target_table = c.relname
-                                      ELSE k.via_schema = n.nspname AND k.via_table = c.relname END)
+           AND NOT EXISTS (SELECT 1 FROM countercache.counter k, LATERAL countercache.counter_tables(k) x
+                            WHERE x.kind = split_part(p.proname, '_', 1) AND x.schema_name = n.nspname
+                              AND x.table_name = c.relname)
          ORDER BY 1, 2, 3
     LOOP
         PERFORM countercache.drop_triggers(s.kind, s.nspname, s.relname);
@@ -1106,6 +1129,30 @@ BEGIN
         END LOOP;
     END LOOP;
     RETURN fed;
+END
+$fn$;
+
+-- A counter fed by several tables (a TABLE_PER_CLASS hierarchy: source_table and more_tables, in one schema, with the
+-- columns the counter reads) is the sum of its tables: one copy of it per table, with that table as source_table, all
+-- under its id. Each table's capture serves its own copy (install_triggers), so a statement on one table counts that
+-- table's rows, as a counter of it alone would; a recount reads every copy (drift_sql). Every piece of the formula
+-- below reads one table.
+CREATE OR REPLACE FUNCTION countercache.tables_of(c countercache.counter)
+RETURNS countercache.counter[]
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    tables name[] := c.source_table || coalesce(c.more_tables, '{}');
+    t name;
+    copies countercache.counter[] := '{}';
+BEGIN
+    c.more_tables := NULL;
+    FOREACH t IN ARRAY tables LOOP
+        c.source_table := t;
+        copies := copies || c;
+    END LOOP;
+    RETURN copies;
 END
 $fn$;
 
@@ -1778,10 +1825,13 @@ BEGIN
     EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', qualified);
     PERFORM set_config('countercache.ddl_guard', 'off', true);   -- the guards would see the triggers half built
     FOREACH each_kind IN ARRAY ARRAY['capture', 'target', 'via'] LOOP
-        cs := ARRAY(SELECT k FROM countercache.counter k
-                     WHERE (each_kind = 'capture' AND k.source_schema = tbl_schema AND k.source_table = tbl)
-                        OR (each_kind = 'target' AND k.target_schema = tbl_schema AND k.target_table = tbl)
-                        OR (each_kind = 'via' AND k.via_schema = tbl_schema AND k.via_table = tbl)
+        -- a counter fed by several tables is served here by its copy on this table (see tables_of)
+        cs := ARRAY(SELECT CASE WHEN each_kind = 'capture' AND k.more_tables IS NOT NULL
+                                THEN (SELECT x FROM unnest(countercache.tables_of(k)) x WHERE x.source_table = tbl)
+                                ELSE k END
+                      FROM countercache.counter k
+                     WHERE EXISTS (SELECT FROM countercache.counter_tables(k) x
+                                    WHERE x.kind = each_kind AND x.schema_name = tbl_schema AND x.table_name = tbl)
                      ORDER BY k.name);
         IF cardinality(cs) = 0 THEN
             PERFORM countercache.drop_triggers(each_kind, tbl_schema, tbl);
@@ -1907,7 +1957,8 @@ BEGIN
     SELECT * INTO beneath FROM countercache.counter k
      WHERE k.target_schema = c.source_schema AND k.target_table = c.source_table AND k.target_column = c.sum_column
        AND k.id <> c.id AND (k.aggregate IS NULL OR k.aggregate = 'count') AND c.sum_column LIKE 'countercache\_%'
-       AND c.aggregate IS NULL AND c.more_fks IS NULL AND c.via_table IS NULL AND c.bucket_period IS NULL;
+       AND c.aggregate IS NULL AND c.more_fks IS NULL AND c.more_tables IS NULL AND c.via_table IS NULL
+       AND c.bucket_period IS NULL;
     IF NOT FOUND THEN
         RETURN countercache.pending_sql(c);
     END IF;
@@ -2060,8 +2111,10 @@ AS $fn$
                       %10$s AS d, t.k IS NOT NULL AS present, false AS off
                  FROM r FULL JOIN t ON t.k = r.k FULL JOIN p ON p.k = coalesce(r.k, t.k)
            )$q$,
-        CASE WHEN c.aggregate IS NULL
-             THEN countercache.contributions_sql(c, countercache.batch_source_sql(c), 1)
+        CASE WHEN c.aggregate IS NULL   -- every table's rows, for a counter fed by several (tables_of)
+             THEN (SELECT string_agg(countercache.contributions_sql(x, countercache.batch_source_sql(x), 1),
+                                     E'\n            UNION ALL\n            ')
+                     FROM unnest(countercache.tables_of(c)) x)
              ELSE format('SELECT %1$I.%2$I AS k, %1$I.%3$I AS v FROM %4$I.%1$I AS %1$I WHERE %5$s', c.source_table,
                          c.source_fk, c.aggregate_column, c.source_schema, countercache.counts_sql(c)) END,
         countercache.in_batch_sql(c, 'x.k'), c.target_schema, c.target_table, c.target_key,
@@ -2334,6 +2387,22 @@ DECLARE
     has_source boolean := to_regclass(format('%I.%I', source_schema, source_table)) IS NOT NULL;
     has_via boolean := via_table IS NULL OR to_regclass(format('%I.%I', via_schema, via_table)) IS NOT NULL;
 BEGIN
+    IF c.more_tables IS NOT NULL THEN   -- several tables feed the counter: each is checked as the source it is
+        IF via_table IS NOT NULL OR c.aggregate IS NOT NULL OR c.distinct_column IS NOT NULL
+           OR c.bucket_period IS NOT NULL OR c.target_parts IS NOT NULL THEN
+            RETURN QUERY SELECT d || ': ' || format('the tables %s feed one counter, which can only count or sum their'
+                                                    ' rows by a foreign key to a target with a key of one column',
+                                                    array_to_string(source_table || c.more_tables, ', ')),
+                'count along a path, per bucket, into a target keyed by two columns, a min, a max or distinct values '
+                || 'of one table: declare the counter on each concrete class';
+        END IF;
+        RETURN QUERY SELECT d || ': ' || format('table %I.%I is named more than once', source_schema, x.t),
+            'name each table once'
+          FROM unnest(source_table || c.more_tables) x(t) GROUP BY x.t HAVING count(*) > 1;
+        RETURN QUERY SELECT DISTINCT p.problem, p.fix
+          FROM unnest(countercache.tables_of(c)) x, LATERAL countercache.counter_problems(x) p;
+        RETURN;
+    END IF;
     IF c.aggregate IS NOT NULL THEN
         RETURN QUERY SELECT * FROM countercache.extreme_problems(c);
     ELSIF column_type !~ '^(bigint|integer|numeric\(\d{1,4},\d{1,2}\))$' THEN
@@ -2739,8 +2808,7 @@ AS $fn$
            format('rebuild them as the migrator: SELECT countercache.install_triggers(%L, %L); applying the '
                   'countercache changelog does the same', x.s, x.t)
       FROM countercache.counter k
-     CROSS JOIN LATERAL (VALUES ('capture', k.source_schema, k.source_table), ('target', k.target_schema, k.target_table),
-                                ('via', k.via_schema, k.via_table)) AS x(kind, s, t)
+     CROSS JOIN LATERAL countercache.counter_tables(k) AS x(kind, s, t)
       JOIN countercache.trigger_specs() s ON s.kind = x.kind
       LEFT JOIN pg_trigger tg ON tg.tgrelid = to_regclass(format('%I.%I', x.s, x.t)) AND tg.tgname = s.name
      WHERE x.t IS NOT NULL AND to_regclass(format('%I.%I', x.s, x.t)) IS NOT NULL
@@ -2762,12 +2830,10 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
     WITH k AS (
         SELECT * FROM countercache.counter k
-         WHERE EXISTS (SELECT FROM (VALUES (k.target_schema, k.target_table), (k.source_schema, k.source_table),
-                                           (k.via_schema, k.via_table)) AS r(s, t)
-                        WHERE r.t IS NOT NULL
+         WHERE EXISTS (SELECT FROM countercache.counter_tables(k) AS r(kind, s, t)
                           -- a table renamed is missing under its name
-                          AND (tables IS NULL OR format('%I.%I', r.s, r.t) = ANY (tables)
-                               OR to_regclass(format('%I.%I', r.s, r.t)) IS NULL))
+                        WHERE tables IS NULL OR format('%I.%I', r.s, r.t) = ANY (tables)
+                              OR to_regclass(format('%I.%I', r.s, r.t)) IS NULL)
     ), found AS (
         SELECT k.name, p.problem, p.fix
           FROM k CROSS JOIN LATERAL countercache.counter_problems(
@@ -4070,7 +4136,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '47abd9f12cf07ef8' $fn$;
+AS $fn$ SELECT '62780fb81c73d257' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4086,30 +4152,32 @@ GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint) TO PUBLIC;
 
 -- What a later release adds to a round goes to whoever may already run one, so that an upgrade does not stop a
 -- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
--- form, and lane_of and in_lane, which its claim calls even for one lane); and the formulas of packed keys, which
--- key_sql and batch_source_sql call for every counter.
+-- form, and lane_of and in_lane, which its claim calls even for one lane); the formulas of packed keys, which
+-- key_sql and batch_source_sql call for every counter; and the copies of a counter per source table, which drift_sql
+-- asks for every counter.
 DO $grants$
 DECLARE
+    rule record;
     grantee name;
 BEGIN
-    FOR grantee IN
-        SELECT DISTINCT pg_catalog.pg_get_userbyid(a.grantee)
-          FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
-         WHERE p.oid = 'countercache.rollup_report(integer, boolean)'::pg_catalog.regprocedure
-           AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0 AND a.grantee <> p.proowner
+    FOR rule IN
+        SELECT * FROM (VALUES
+            ('countercache.rollup_report(integer, boolean)',
+             'countercache.rollup_report(integer, boolean, integer), countercache.lane_of(bigint, uuid, integer),'
+             ' countercache.in_lane(bigint, uuid, integer, integer)'),
+            ('countercache.key_sql(countercache.counter)',
+             'countercache.packed_key_sql(countercache.counter), countercache.pair_key_sql(countercache.counter)'),
+            ('countercache.drift_sql(countercache.counter)', 'countercache.tables_of(countercache.counter)'))
+            AS r(held, added)
     LOOP
-        EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION countercache.rollup_report(integer, boolean, integer),'
-                                  ' countercache.lane_of(bigint, uuid, integer),'
-                                  ' countercache.in_lane(bigint, uuid, integer, integer) TO %I', grantee);
-    END LOOP;
-    FOR grantee IN
-        SELECT DISTINCT pg_catalog.pg_get_userbyid(a.grantee)
-          FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
-         WHERE p.oid = 'countercache.key_sql(countercache.counter)'::pg_catalog.regprocedure
-           AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0 AND a.grantee <> p.proowner
-    LOOP
-        EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION countercache.packed_key_sql(countercache.counter),'
-                                  ' countercache.pair_key_sql(countercache.counter) TO %I', grantee);
+        FOR grantee IN
+            SELECT DISTINCT pg_catalog.pg_get_userbyid(a.grantee)
+              FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
+             WHERE p.oid = rule.held::pg_catalog.regprocedure
+               AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0 AND a.grantee <> p.proowner
+        LOOP
+            EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO %I', rule.added, grantee);
+        END LOOP;
     END LOOP;
 END
 $grants$;
@@ -4155,6 +4223,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "more_fks": null,
             "target_parts": null,
             "source_parts": null,
+            "more_tables": null,
             "definition_hash": "ed9c6a07076bf8f699b6d4ad"
         }')
     UNION ALL
@@ -4194,6 +4263,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "more_fks": null,
             "target_parts": null,
             "source_parts": null,
+            "more_tables": null,
             "definition_hash": "050fac927453aad66c78a95f"
         }')
     UNION ALL
@@ -4233,6 +4303,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "more_fks": null,
             "target_parts": null,
             "source_parts": null,
+            "more_tables": null,
             "definition_hash": "a9584e988d977954ad281050"
         }')
     UNION ALL
@@ -4272,6 +4343,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "more_fks": null,
             "target_parts": null,
             "source_parts": null,
+            "more_tables": null,
             "definition_hash": "b1145ba5c3998fdf7b45e1ec"
         }')
     UNION ALL
@@ -4311,6 +4383,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "more_fks": null,
             "target_parts": null,
             "source_parts": null,
+            "more_tables": null,
             "definition_hash": "521dbfd4883d69f094fae352"
         }')
     UNION ALL
@@ -4350,6 +4423,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "more_fks": null,
             "target_parts": null,
             "source_parts": null,
+            "more_tables": null,
             "definition_hash": "fa9700d31014a7f043700a3b"
         }')
     UNION ALL
@@ -4389,6 +4463,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
             "more_fks": null,
             "target_parts": null,
             "source_parts": null,
+            "more_tables": null,
             "definition_hash": "8b1cd055cdfc30d225e4664b"
         }')
   ) p;
@@ -4437,6 +4512,7 @@ SELECT countercache.define_counter('{
     "more_fks": null,
     "target_parts": null,
     "source_parts": null,
+    "more_tables": null,
     "definition_hash": "ed9c6a07076bf8f699b6d4ad"
 }');
 
@@ -4486,6 +4562,7 @@ SELECT countercache.define_counter('{
     "more_fks": null,
     "target_parts": null,
     "source_parts": null,
+    "more_tables": null,
     "definition_hash": "050fac927453aad66c78a95f"
 }');
 
@@ -4525,6 +4602,7 @@ SELECT countercache.define_counter('{
     "more_fks": null,
     "target_parts": null,
     "source_parts": null,
+    "more_tables": null,
     "definition_hash": "a9584e988d977954ad281050"
 }');
 
@@ -4564,6 +4642,7 @@ SELECT countercache.define_counter('{
     "more_fks": null,
     "target_parts": null,
     "source_parts": null,
+    "more_tables": null,
     "definition_hash": "b1145ba5c3998fdf7b45e1ec"
 }');
 
@@ -4603,6 +4682,7 @@ SELECT countercache.define_counter('{
     "more_fks": null,
     "target_parts": null,
     "source_parts": null,
+    "more_tables": null,
     "definition_hash": "521dbfd4883d69f094fae352"
 }');
 
@@ -4642,6 +4722,7 @@ SELECT countercache.define_counter('{
     "more_fks": null,
     "target_parts": null,
     "source_parts": null,
+    "more_tables": null,
     "definition_hash": "fa9700d31014a7f043700a3b"
 }');
 
@@ -4681,6 +4762,7 @@ SELECT countercache.define_counter('{
     "more_fks": null,
     "target_parts": null,
     "source_parts": null,
+    "more_tables": null,
     "definition_hash": "8b1cd055cdfc30d225e4664b"
 }');
 

@@ -37,8 +37,9 @@ import static io.countercache.internal.Sql.literal;
  *   <li>one {@code countercache-source-<schema>.<table>} per source table: under a lock that keeps writers of the
  *       source out for the few milliseconds it takes, define each counter it feeds (its catalog row, as JSON), then
  *       {@code install_triggers}, which builds the table's triggers from the catalog;</li>
- *   <li>one {@code countercache-target-...} per target table and one {@code countercache-via-...} per middle table
- *       of a path: {@code install_triggers} for that table;</li>
+ *   <li>one {@code countercache-target-...} per target table, one {@code countercache-via-...} per middle table
+ *       of a path and one {@code countercache-also-...} per further table of a counter fed by several:
+ *       {@code install_triggers} for that table;</li>
  *   <li>{@code countercache-prune}: forget this changelog's counters that are no longer declared;</li>
  *   <li>{@code countercache-limits}: define the limit counters and forget those no longer declared;</li>
  *   <li>{@code countercache-recount}: run the requested recounts in batches, each its own transaction, so that
@@ -50,7 +51,7 @@ public final class InstallSql {
     /** The schema's upgrades, in order: script n takes the tables from version n - 1 to version n. */
     static final List<String> UPGRADES = List.of("001-tables", "002-generated-triggers", "003-capture-by-size",
             "004-extremes", "005-distinct", "006-single-row-updates",
-            "007-touch", "008-buckets", "009-feeds", "010-pairs", "011-recomputed-counts");
+            "007-touch", "008-buckets", "009-feeds", "010-pairs", "011-recomputed-counts", "012-source-tables");
     /** The subsystems' functions, in the order they are created: each file is one subsystem (grants.sql comes last). */
     static final List<String> SUBSYSTEMS =
             List.of("catalog", "keys", "buckets", "capture", "triggers", "recount", "checks", "rollup", "upkeep", "limits", "api");
@@ -109,6 +110,18 @@ public final class InstallSql {
             defs.sort(Comparator.comparing(CounterDefinition::name));
             units.add(new Unit("countercache-via-" + changesetName(via), "counters along paths through " + via + ": "
                     + declarers(defs), installTriggers(via), false, uninstall("via", via, List.of())));
+        });
+        // the further tables of counters fed by several (their first table's unit defines them): their captures
+        Map<TableName, List<CounterDefinition>> byMoreTable = new TreeMap<>();
+        for (CounterDefinition c : counters) {
+            for (String table : c.moreTables()) {
+                byMoreTable.computeIfAbsent(new TableName(c.source().schema(), table), t -> new ArrayList<>()).add(c);
+            }
+        }
+        byMoreTable.forEach((table, defs) -> {
+            defs.sort(Comparator.comparing(CounterDefinition::name));
+            units.add(new Unit("countercache-also-" + changesetName(table), "counters fed by " + table + " too: "
+                    + declarers(defs), installTriggers(table), false, uninstall("capture", table, List.of())));
         });
         String keep = counters.stream().map(CounterDefinition::name).sorted().map(Sql::literal)
                 .collect(Collectors.joining(", "));

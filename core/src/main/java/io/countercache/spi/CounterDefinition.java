@@ -50,12 +50,14 @@ import java.util.zip.CRC32;
  * @param pair        for a target whose key has two columns, those columns and the source's that point at them; the
  *                    target key is then the column the library adds ({@link Pair#KEY_COLUMN}), {@code keyType}
  *                    {@link KeyType#UUID} and {@code sourceFk} the first of the source's; {@code null} otherwise
+ * @param moreTables  further tables of the source's schema whose rows the counter counts like {@code source}'s, with
+ *                    the same columns (the concrete classes of a {@code TABLE_PER_CLASS} hierarchy); empty for most
  */
 public record CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType,
                                 String column, String columnType, TableName source, String sourceFk,
                                 String condition, String sumColumn, Strategy strategy, int slots, Via via,
                                 Extreme extreme, String distinctColumn, String touchColumn, Bucket bucket,
-                                List<String> moreFks, Pair pair) {
+                                List<String> moreFks, Pair pair, List<String> moreTables) {
 
     /**
      * The key of a target whose rows are keyed by two integer columns ({@code (tenant_id, id)}): its
@@ -157,6 +159,15 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
                 strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, List.of(), null);
     }
 
+    /** A counter of one source table. */
+    public CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType, String column,
+                             String columnType, TableName source, String sourceFk, String condition, String sumColumn,
+                             Strategy strategy, int slots, Via via, Extreme extreme, String distinctColumn,
+                             String touchColumn, Bucket bucket, List<String> moreFks, Pair pair) {
+        this(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk, condition, sumColumn,
+                strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, moreFks, pair, List.of());
+    }
+
     /** A counter of a row that exists already (no bucket). */
     public CounterDefinition(String declaredBy, TableName target, String targetKey, KeyType keyType, String column,
                              String columnType, TableName source, String sourceFk, String condition, String sumColumn,
@@ -215,6 +226,13 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(sourceFk, "sourceFk");
         moreFks = moreFks == null ? List.of() : List.copyOf(moreFks);
+        moreTables = moreTables == null ? List.of() : List.copyOf(moreTables);
+        if (!moreTables.isEmpty() && (via != null || extreme != null || distinctColumn != null || bucket != null
+                || pair != null)) {
+            throw new CounterCacheException("@CounterCache on " + declaredBy + ": several tables can feed a count or a"
+                    + " sum of their own rows only; count along a path, per bucket, into a target keyed by two"
+                    + " columns, a min, a max or distinct values of one table (declare a counter per concrete class)");
+        }
         if (pair != null && (via != null || extreme != null || distinctColumn != null || bucket != null
                 || !moreFks.isEmpty())) {
             throw new CounterCacheException("@CounterCache on " + declaredBy + ": a counter of a target keyed by two"
@@ -297,7 +315,8 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
     /** This counter with another strategy (and slot count, for {@link Strategy#SLOTTED}). */
     public CounterDefinition withStrategy(Strategy strategy, int slots) {
         return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
-                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, moreFks, pair);
+                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, moreFks, pair,
+                moreTables);
     }
 
     /**
@@ -306,13 +325,25 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
      */
     public CounterDefinition withMoreFks(List<String> moreFks) {
         return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
-                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, moreFks, pair);
+                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, moreFks, pair,
+                moreTables);
+    }
+
+    /**
+     * This counter fed by more tables of its source's schema besides {@link #source()}, with the same columns: the rows
+     * of each count as the source's do (the concrete classes of a {@code TABLE_PER_CLASS} hierarchy).
+     */
+    public CounterDefinition withMoreTables(List<String> moreTables) {
+        return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
+                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, moreFks, pair,
+                moreTables);
     }
 
     /** This counter, touching a timestamp column of its target whenever it changes (or nothing, for null). */
     public CounterDefinition withTouch(String touchColumn) {
         return new CounterDefinition(declaredBy, target, targetKey, keyType, column, columnType, source, sourceFk,
-                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, moreFks, pair);
+                condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket, moreFks, pair,
+                moreTables);
     }
 
     /**
@@ -322,7 +353,7 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
     public CounterDefinition withBucket(TableName table, Bucket bucket) {
         return new CounterDefinition(declaredBy, table, Bucket.KEY_COLUMN, KeyType.UUID, column, columnType, source,
                 sourceFk, condition, sumColumn, strategy, slots, via, extreme, distinctColumn, touchColumn, bucket,
-                moreFks, pair);
+                moreFks, pair, moreTables);
     }
 
     /**
@@ -332,7 +363,7 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
     public CounterDefinition withPair(Pair pair) {
         return new CounterDefinition(declaredBy, target, Pair.KEY_COLUMN, KeyType.UUID, column, columnType, source,
                 pair.sourceColumns().get(0), condition, sumColumn, strategy, slots, via, extreme, distinctColumn,
-                touchColumn, bucket, moreFks, pair);
+                touchColumn, bucket, moreFks, pair, moreTables);
     }
 
     /**
@@ -377,6 +408,7 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         row.put("more_fks", moreFks.isEmpty() ? null : moreFks);
         row.put("target_parts", pair == null ? null : pair.targetColumns());
         row.put("source_parts", pair == null ? null : pair.sourceColumns());
+        row.put("more_tables", moreTables.isEmpty() ? null : moreTables);
         row.put("definition_hash", definitionHash());
         return row;
     }
@@ -427,6 +459,9 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         }
         if (!moreFks.isEmpty()) {
             canonical += "\u0001more_fks\u0001" + String.join("\u0001", moreFks);
+        }
+        if (!moreTables.isEmpty()) {
+            canonical += "\u0001more_tables\u0001" + String.join("\u0001", moreTables);
         }
         if (pair != null) {
             canonical += "\u0001pair\u0001" + String.join("\u0001", pair.targetColumns()) + "\u0001"

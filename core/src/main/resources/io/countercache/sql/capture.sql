@@ -31,6 +31,30 @@ BEGIN
 END
 $fn$;
 
+-- A counter fed by several tables (a TABLE_PER_CLASS hierarchy: source_table and more_tables, in one schema, with the
+-- columns the counter reads) is the sum of its tables: one copy of it per table, with that table as source_table, all
+-- under its id. Each table's capture serves its own copy (install_triggers), so a statement on one table counts that
+-- table's rows, as a counter of it alone would; a recount reads every copy (drift_sql). Every piece of the formula
+-- below reads one table.
+CREATE OR REPLACE FUNCTION countercache.tables_of(c countercache.counter)
+RETURNS countercache.counter[]
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    tables name[] := c.source_table || coalesce(c.more_tables, '{}');
+    t name;
+    copies countercache.counter[] := '{}';
+BEGIN
+    c.more_tables := NULL;
+    FOREACH t IN ARRAY tables LOOP
+        c.source_table := t;
+        copies := copies || c;
+    END LOOP;
+    RETURN copies;
+END
+$fn$;
+
 -- An amount as the queue holds it: a bigint, in units of 10^-scale for a numeric sum (cents for numeric(p,2)).
 CREATE OR REPLACE FUNCTION countercache.units_sql(c countercache.counter, value text)
 RETURNS text

@@ -86,6 +86,22 @@ BEGIN
 END
 $fn$;
 
+-- The tables a counter involves, by the kind of trigger each gets from it: its source tables ('capture': source_table
+-- and, for a counter fed by several tables, more_tables, all in source_schema), its target ('target') and the middle
+-- table of a path ('via'). Every place that asks which tables a counter reads or writes asks here.
+CREATE OR REPLACE FUNCTION countercache.counter_tables(c countercache.counter)
+RETURNS TABLE (kind text, schema_name name, table_name name)
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT 'capture', c.source_schema, t FROM unnest(c.source_table || coalesce(c.more_tables, '{}')) t
+     WHERE t IS NOT NULL
+    UNION ALL
+    SELECT 'target', c.target_schema, c.target_table WHERE c.target_table IS NOT NULL
+    UNION ALL
+    SELECT 'via', c.via_schema, c.via_table WHERE c.via_table IS NOT NULL
+$fn$;
+
 -- The catalog row of a counter, or an error naming the caller and how to list the counters.
 CREATE OR REPLACE FUNCTION countercache.counter_of(counter_id integer, caller text)
 RETURNS countercache.counter
@@ -123,6 +139,7 @@ DECLARE
     guard text := coalesce(current_setting('countercache.ddl_guard', true), '');
 BEGIN
     c.more_fks := nullif(c.more_fks, '{}');
+    c.more_tables := nullif(c.more_tables, '{}');
     -- a level of a path counter sums a column of the library's on its source (countercache_..., see "Counters along a
     -- path" in the architecture), which the level beneath keeps: whichever of the two is defined first adds it
     IF c.sum_column LIKE 'countercache\_%' AND c.column_type ~ '^(bigint|integer|numeric\(\d{1,4},\d{1,2}\))$'
@@ -167,11 +184,13 @@ BEGIN
     c.defined_at := now();
     DELETE FROM countercache.counter k WHERE k.id = c.id;
     INSERT INTO countercache.counter SELECT (c).*;
-    -- a counter that moved to another source table (a path now counted level by level) leaves the capture of its old
-    -- source and its old middle table: rebuild them without it (the new source's changeset rebuilds its own)
-    PERFORM countercache.install_triggers(x.s, x.t)
-       FROM (VALUES (old.source_schema, old.source_table), (old.via_schema, old.via_table)) AS x(s, t)
-      WHERE x.t IS NOT NULL AND (x.s, x.t) IS DISTINCT FROM (c.source_schema, c.source_table);
+    -- a counter that moved to another source table (a path now counted level by level, a class left its hierarchy)
+    -- leaves the capture of its old sources and its old middle table: rebuild them without it (the new source's
+    -- changeset rebuilds its own)
+    PERFORM countercache.install_triggers(x.schema_name, x.table_name)
+       FROM countercache.counter_tables(old) x
+      WHERE x.kind IN ('capture', 'via')
+        AND (x.schema_name, x.table_name) IS DISTINCT FROM (c.source_schema, c.source_table);
     PERFORM countercache.request_recount(c.id);
     RETURN true;
 END
@@ -190,11 +209,9 @@ DECLARE
     names name[];
 BEGIN
     SELECT array_agg(x.s ORDER BY x.s, x.t), array_agg(x.t ORDER BY x.s, x.t) INTO schemas, names
-      FROM (SELECT DISTINCT x.s, x.t
-              FROM countercache.counter k,
-                   LATERAL (VALUES (k.source_schema, k.source_table), (k.target_schema, k.target_table),
-                                   (k.via_schema, k.via_table)) AS x(s, t)
-             WHERE k.id = ANY (counter_ids) AND x.t IS NOT NULL) x;
+      FROM (SELECT DISTINCT x.schema_name AS s, x.table_name AS t
+              FROM countercache.counter k, LATERAL countercache.counter_tables(k) x
+             WHERE k.id = ANY (counter_ids)) x;
     WITH gone AS (
         DELETE FROM countercache.counter k WHERE k.id = ANY (counter_ids) RETURNING k.id
     ), dead AS (
@@ -245,11 +262,9 @@ BEGIN
           JOIN pg_namespace n ON n.oid = c.relnamespace
          WHERE p.pronamespace = 'countercache'::regnamespace
            AND split_part(p.proname, '_', 1) IN ('capture', 'target', 'via')
-           AND NOT EXISTS (SELECT 1 FROM countercache.counter k
-                            WHERE CASE split_part(p.proname, '_', 1)
-                                      WHEN 'capture' THEN k.source_schema = n.nspname AND k.source_table = c.relname
-                                      WHEN 'target' THEN k.target_schema = n.nspname AND k.target_table = c.relname
-                                      ELSE k.via_schema = n.nspname AND k.via_table = c.relname END)
+           AND NOT EXISTS (SELECT 1 FROM countercache.counter k, LATERAL countercache.counter_tables(k) x
+                            WHERE x.kind = split_part(p.proname, '_', 1) AND x.schema_name = n.nspname
+                              AND x.table_name = c.relname)
          ORDER BY 1, 2, 3
     LOOP
         PERFORM countercache.drop_triggers(s.kind, s.nspname, s.relname);

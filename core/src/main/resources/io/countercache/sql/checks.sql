@@ -48,6 +48,22 @@ DECLARE
     has_source boolean := to_regclass(format('%I.%I', source_schema, source_table)) IS NOT NULL;
     has_via boolean := via_table IS NULL OR to_regclass(format('%I.%I', via_schema, via_table)) IS NOT NULL;
 BEGIN
+    IF c.more_tables IS NOT NULL THEN   -- several tables feed the counter: each is checked as the source it is
+        IF via_table IS NOT NULL OR c.aggregate IS NOT NULL OR c.distinct_column IS NOT NULL
+           OR c.bucket_period IS NOT NULL OR c.target_parts IS NOT NULL THEN
+            RETURN QUERY SELECT d || ': ' || format('the tables %s feed one counter, which can only count or sum their'
+                                                    ' rows by a foreign key to a target with a key of one column',
+                                                    array_to_string(source_table || c.more_tables, ', ')),
+                'count along a path, per bucket, into a target keyed by two columns, a min, a max or distinct values '
+                || 'of one table: declare the counter on each concrete class';
+        END IF;
+        RETURN QUERY SELECT d || ': ' || format('table %I.%I is named more than once', source_schema, x.t),
+            'name each table once'
+          FROM unnest(source_table || c.more_tables) x(t) GROUP BY x.t HAVING count(*) > 1;
+        RETURN QUERY SELECT DISTINCT p.problem, p.fix
+          FROM unnest(countercache.tables_of(c)) x, LATERAL countercache.counter_problems(x) p;
+        RETURN;
+    END IF;
     IF c.aggregate IS NOT NULL THEN
         RETURN QUERY SELECT * FROM countercache.extreme_problems(c);
     ELSIF column_type !~ '^(bigint|integer|numeric\(\d{1,4},\d{1,2}\))$' THEN
@@ -453,8 +469,7 @@ AS $fn$
            format('rebuild them as the migrator: SELECT countercache.install_triggers(%L, %L); applying the '
                   'countercache changelog does the same', x.s, x.t)
       FROM countercache.counter k
-     CROSS JOIN LATERAL (VALUES ('capture', k.source_schema, k.source_table), ('target', k.target_schema, k.target_table),
-                                ('via', k.via_schema, k.via_table)) AS x(kind, s, t)
+     CROSS JOIN LATERAL countercache.counter_tables(k) AS x(kind, s, t)
       JOIN countercache.trigger_specs() s ON s.kind = x.kind
       LEFT JOIN pg_trigger tg ON tg.tgrelid = to_regclass(format('%I.%I', x.s, x.t)) AND tg.tgname = s.name
      WHERE x.t IS NOT NULL AND to_regclass(format('%I.%I', x.s, x.t)) IS NOT NULL
@@ -476,12 +491,10 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
     WITH k AS (
         SELECT * FROM countercache.counter k
-         WHERE EXISTS (SELECT FROM (VALUES (k.target_schema, k.target_table), (k.source_schema, k.source_table),
-                                           (k.via_schema, k.via_table)) AS r(s, t)
-                        WHERE r.t IS NOT NULL
+         WHERE EXISTS (SELECT FROM countercache.counter_tables(k) AS r(kind, s, t)
                           -- a table renamed is missing under its name
-                          AND (tables IS NULL OR format('%I.%I', r.s, r.t) = ANY (tables)
-                               OR to_regclass(format('%I.%I', r.s, r.t)) IS NULL))
+                        WHERE tables IS NULL OR format('%I.%I', r.s, r.t) = ANY (tables)
+                              OR to_regclass(format('%I.%I', r.s, r.t)) IS NULL)
     ), found AS (
         SELECT k.name, p.problem, p.fix
           FROM k CROSS JOIN LATERAL countercache.counter_problems(

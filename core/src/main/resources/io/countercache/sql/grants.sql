@@ -12,30 +12,32 @@ GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint) TO PUBLIC;
 
 -- What a later release adds to a round goes to whoever may already run one, so that an upgrade does not stop a
 -- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
--- form, and lane_of and in_lane, which its claim calls even for one lane); and the formulas of packed keys, which
--- key_sql and batch_source_sql call for every counter.
+-- form, and lane_of and in_lane, which its claim calls even for one lane); the formulas of packed keys, which
+-- key_sql and batch_source_sql call for every counter; and the copies of a counter per source table, which drift_sql
+-- asks for every counter.
 DO $grants$
 DECLARE
+    rule record;
     grantee name;
 BEGIN
-    FOR grantee IN
-        SELECT DISTINCT pg_catalog.pg_get_userbyid(a.grantee)
-          FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
-         WHERE p.oid = 'countercache.rollup_report(integer, boolean)'::pg_catalog.regprocedure
-           AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0 AND a.grantee <> p.proowner
+    FOR rule IN
+        SELECT * FROM (VALUES
+            ('countercache.rollup_report(integer, boolean)',
+             'countercache.rollup_report(integer, boolean, integer), countercache.lane_of(bigint, uuid, integer),'
+             ' countercache.in_lane(bigint, uuid, integer, integer)'),
+            ('countercache.key_sql(countercache.counter)',
+             'countercache.packed_key_sql(countercache.counter), countercache.pair_key_sql(countercache.counter)'),
+            ('countercache.drift_sql(countercache.counter)', 'countercache.tables_of(countercache.counter)'))
+            AS r(held, added)
     LOOP
-        EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION countercache.rollup_report(integer, boolean, integer),'
-                                  ' countercache.lane_of(bigint, uuid, integer),'
-                                  ' countercache.in_lane(bigint, uuid, integer, integer) TO %I', grantee);
-    END LOOP;
-    FOR grantee IN
-        SELECT DISTINCT pg_catalog.pg_get_userbyid(a.grantee)
-          FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
-         WHERE p.oid = 'countercache.key_sql(countercache.counter)'::pg_catalog.regprocedure
-           AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0 AND a.grantee <> p.proowner
-    LOOP
-        EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION countercache.packed_key_sql(countercache.counter),'
-                                  ' countercache.pair_key_sql(countercache.counter) TO %I', grantee);
+        FOR grantee IN
+            SELECT DISTINCT pg_catalog.pg_get_userbyid(a.grantee)
+              FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
+             WHERE p.oid = rule.held::pg_catalog.regprocedure
+               AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0 AND a.grantee <> p.proowner
+        LOOP
+            EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO %I', rule.added, grantee);
+        END LOOP;
     END LOOP;
 END
 $grants$;

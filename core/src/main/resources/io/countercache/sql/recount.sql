@@ -52,7 +52,8 @@ BEGIN
     SELECT * INTO beneath FROM countercache.counter k
      WHERE k.target_schema = c.source_schema AND k.target_table = c.source_table AND k.target_column = c.sum_column
        AND k.id <> c.id AND (k.aggregate IS NULL OR k.aggregate = 'count') AND c.sum_column LIKE 'countercache\_%'
-       AND c.aggregate IS NULL AND c.more_fks IS NULL AND c.via_table IS NULL AND c.bucket_period IS NULL;
+       AND c.aggregate IS NULL AND c.more_fks IS NULL AND c.more_tables IS NULL AND c.via_table IS NULL
+       AND c.bucket_period IS NULL;
     IF NOT FOUND THEN
         RETURN countercache.pending_sql(c);
     END IF;
@@ -205,8 +206,10 @@ AS $fn$
                       %10$s AS d, t.k IS NOT NULL AS present, false AS off
                  FROM r FULL JOIN t ON t.k = r.k FULL JOIN p ON p.k = coalesce(r.k, t.k)
            )$q$,
-        CASE WHEN c.aggregate IS NULL
-             THEN countercache.contributions_sql(c, countercache.batch_source_sql(c), 1)
+        CASE WHEN c.aggregate IS NULL   -- every table's rows, for a counter fed by several (tables_of)
+             THEN (SELECT string_agg(countercache.contributions_sql(x, countercache.batch_source_sql(x), 1),
+                                     E'\n            UNION ALL\n            ')
+                     FROM unnest(countercache.tables_of(c)) x)
              ELSE format('SELECT %1$I.%2$I AS k, %1$I.%3$I AS v FROM %4$I.%1$I AS %1$I WHERE %5$s', c.source_table,
                          c.source_fk, c.aggregate_column, c.source_schema, countercache.counts_sql(c)) END,
         countercache.in_batch_sql(c, 'x.k'), c.target_schema, c.target_table, c.target_key,

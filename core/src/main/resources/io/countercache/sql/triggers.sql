@@ -62,10 +62,13 @@ BEGIN
     EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', qualified);
     PERFORM set_config('countercache.ddl_guard', 'off', true);   -- the guards would see the triggers half built
     FOREACH each_kind IN ARRAY ARRAY['capture', 'target', 'via'] LOOP
-        cs := ARRAY(SELECT k FROM countercache.counter k
-                     WHERE (each_kind = 'capture' AND k.source_schema = tbl_schema AND k.source_table = tbl)
-                        OR (each_kind = 'target' AND k.target_schema = tbl_schema AND k.target_table = tbl)
-                        OR (each_kind = 'via' AND k.via_schema = tbl_schema AND k.via_table = tbl)
+        -- a counter fed by several tables is served here by its copy on this table (see tables_of)
+        cs := ARRAY(SELECT CASE WHEN each_kind = 'capture' AND k.more_tables IS NOT NULL
+                                THEN (SELECT x FROM unnest(countercache.tables_of(k)) x WHERE x.source_table = tbl)
+                                ELSE k END
+                      FROM countercache.counter k
+                     WHERE EXISTS (SELECT FROM countercache.counter_tables(k) x
+                                    WHERE x.kind = each_kind AND x.schema_name = tbl_schema AND x.table_name = tbl)
                      ORDER BY k.name);
         IF cardinality(cs) = 0 THEN
             PERFORM countercache.drop_triggers(each_kind, tbl_schema, tbl);

@@ -89,7 +89,7 @@ class CounterModelTest {
     @Test
     void eachKindOfHierarchyCountsTheRowsOfItsClassAndTheRestAreRefusedWithTheFix() {
         assertThat(EntityModel.counters(List.of(Desk.class, Feedback.class, Praise.class, Urgent.class, Task.class,
-                        Ticket.class, Duty.class, Chore.class), Map.of()))
+                        Ticket.class, Duty.class, Chore.class, Shift.class), Map.of()))
                 .extracting(CounterDefinition::declaredBy, d -> d.source().toString(), CounterDefinition::sourceFk,
                         CounterDefinition::condition)
                 .containsExactlyInAnyOrder(
@@ -100,13 +100,21 @@ class CounterModelTest {
                         tuple("Desk.urgent", "public.feedback", "desk_id", "\"dtype\" IN ('it''s urgent')"),
                         tuple("Desk.tasks", "public.task", "desk_id", null),
                         tuple("Desk.tickets", "public.ticket", "queue_id", null),
-                        tuple("Desk.chores", "public.chore", "desk_id", null));
+                        tuple("Desk.chores", "public.chore", "desk_id", null),
+                        // an abstract TABLE_PER_CLASS class: its concrete classes' tables (moreTables holds shift)
+                        tuple("Desk.duties", "public.chore", "desk_id", null),
+                        tuple("Desk.urgentDuties", "public.chore", "desk_id", "urgent"));
+        assertThat(EntityModel.counters(List.of(Desk.class, Feedback.class, Praise.class, Urgent.class, Task.class,
+                        Ticket.class, Duty.class, Chore.class, Shift.class), Map.of()))
+                .filteredOn(d -> d.declaredBy().contains("uties")).extracting(CounterDefinition::moreTables)
+                .containsOnly(List.of("shift"));
         assertThatThrownBy(() -> EntityModel.counters(List.of(Office.class, Errand.class, Delivery.class, Visit.class,
                 Inspection.class), Map.of()))
                 .hasMessageContaining("2 @CounterCache problems")
-                .hasMessageContaining("@CounterCache on Office.errands: source = Errand is a TABLE_PER_CLASS class with"
-                        + " subclasses, whose instances live in one table per concrete class; count each concrete class"
-                        + " into a counter of its own, or map the hierarchy SINGLE_TABLE or JOINED")
+                .hasMessageContaining("@CounterCache on Office.lastErrand: source = Errand is a TABLE_PER_CLASS class"
+                        + " with subclasses, whose instances live in one table per concrete class, which feed a count or"
+                        + " a sum straight through a many-to-one only; declare the max on each concrete class, or map the"
+                        + " hierarchy SINGLE_TABLE or JOINED")
                 .hasMessageContaining("@CounterCache on Office.inspections: via = \"office\": the column of office is in"
                         + " table visit, and the rows of Inspection are in inspection (JOINED); count Visit instead, or"
                         + " declare office on Inspection");

@@ -32,4 +32,11 @@ public class Desk extends Furniture {
     /** A TABLE_PER_CLASS class without subclasses: its own table. */
     @CounterCache(source = Chore.class, via = "desk")
     long chores;
+
+    /** An abstract TABLE_PER_CLASS class: the tables of its concrete classes, chore and shift. */
+    @CounterCache(source = Duty.class, via = "desk")
+    long duties;
+
+    @CounterCache(source = Duty.class, via = "desk", where = "urgent")
+    long urgentDuties;
 }

@@ -14,4 +14,6 @@ public abstract class Duty {
 
     @ManyToOne
     Desk desk;
+
+    boolean urgent;
 }

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class HibernateInheritanceIT {
 
     private static final List<Class<?>> MODEL = List.of(Desk.class, Feedback.class, Praise.class, Urgent.class,
-            Task.class, Ticket.class, Duty.class, Chore.class);
+            Task.class, Ticket.class, Duty.class, Chore.class, Shift.class);
     /** Each counter's column and what it must equal: a recount of the class's rows, written by hand. */
     private static final String RECOUNT = """
             SELECT d.id,
@@ -29,7 +29,12 @@ class HibernateInheritanceIT {
                    d.urgent = (SELECT count(*) FROM feedback f WHERE f.desk_id = d.id AND f.dtype = 'it''s urgent'),
                    d.tasks = (SELECT count(*) FROM task t WHERE t.desk_id = d.id),
                    d.tickets = (SELECT count(*) FROM ticket t WHERE t.queue_id = d.id),
-                   d.chores = (SELECT count(*) FROM chore c WHERE c.desk_id = d.id)
+                   d.chores = (SELECT count(*) FROM chore c WHERE c.desk_id = d.id),
+                   d.duties = (SELECT count(*) FROM (SELECT desk_id FROM chore UNION ALL SELECT desk_id FROM shift) x
+                                WHERE x.desk_id = d.id),
+                   d.urgentduties = (SELECT count(*) FROM (SELECT desk_id, urgent FROM chore
+                                                          UNION ALL SELECT desk_id, urgent FROM shift) x
+                                      WHERE x.desk_id = d.id AND x.urgent)
               FROM desk d ORDER BY d.id
             """;
     private static TestDatabase db;
@@ -71,7 +76,13 @@ class HibernateInheritanceIT {
                 Chore c = new Chore();
                 c.id = i;
                 c.desk = i < 5 ? one : two;
+                c.urgent = i % 2 == 0;
                 em.persist(c);
+                Shift shift = new Shift();
+                shift.id = 100 + i;
+                shift.desk = i % 3 == 0 ? one : two;
+                shift.urgent = i % 3 == 1;
+                em.persist(shift);
             }
         });
         emf.runInTransaction(em -> {
@@ -80,17 +91,23 @@ class HibernateInheritanceIT {
             em.createQuery("UPDATE Praise p SET p.open = false WHERE p.id > 5").executeUpdate();   // bulk JPQL, polymorphic
             em.createQuery("DELETE FROM Ticket t WHERE t.id = 3").executeUpdate();   // both tables of a JOINED subclass
             em.find(Chore.class, 1L).desk = em.find(Desk.class, 2L);
+            em.find(Shift.class, 101L).desk = em.find(Desk.class, 1L);
+            em.remove(em.find(Duty.class, 102L));                                     // a Shift, found as a Duty
+            em.createQuery("UPDATE Duty d SET d.urgent = true WHERE d.id IN (3, 105, 106)").executeUpdate();   // both tables
         });
         db.execute("UPDATE feedback SET dtype = 'Praise' WHERE id = 3;"               // a Feedback becomes a Praise
                 + "INSERT INTO feedback (id, dtype, desk_id, open) VALUES (20, 'it''s urgent', 1, true);"
                 + "INSERT INTO task (id, desk_id) VALUES (20, 2); INSERT INTO ticket (id, queue_id) VALUES (20, 1);"
-                + "DELETE FROM chore WHERE id = 9");
+                + "DELETE FROM chore WHERE id = 9;"
+                + "INSERT INTO shift (id, desk_id, urgent) VALUES (200, 1, true); UPDATE shift SET desk_id = 1 WHERE id = 107");
         while (db.queryLong("SELECT countercache.rollup(1000)") > 0) {
             // until the queue is empty
         }
         assertThat(db.queryRows(RECOUNT)).as("desk, then each counter equal to its recount")
-                .containsExactly(List.of("1", "t", "t", "t", "t", "t", "t", "t"),
-                        List.of("2", "t", "t", "t", "t", "t", "t", "t"));
+                .containsExactly(List.of("1", "t", "t", "t", "t", "t", "t", "t", "t", "t"),
+                        List.of("2", "t", "t", "t", "t", "t", "t", "t", "t", "t"));
+        assertThat(db.queryRows("SELECT duties, urgentduties FROM desk ORDER BY id"))
+                .as("chores and shifts together").containsExactly(List.of("9", "7"), List.of("8", "4"));
         assertThat(db.queryRows("SELECT praise, urgent, tickets FROM desk ORDER BY id"))
                 .as("the subclasses' counts").containsExactly(List.of("3", "2", "2"), List.of("4", "1", "3"));
         assertThat(db.queryRows("SELECT * FROM countercache.installed_problems()")).isEmpty();

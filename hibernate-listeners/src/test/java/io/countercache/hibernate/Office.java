@@ -10,8 +10,12 @@ public class Office {
     @Id
     Long id;
 
+    /** A concrete TABLE_PER_CLASS class with a subclass: errand's rows and delivery's. */
     @CounterCache(source = Errand.class, via = "office")
     long errands;
+
+    @CounterCache(source = Errand.class, via = "office", max = "id")
+    Long lastErrand;
 
     @CounterCache(source = Inspection.class, via = "office")
     long inspections;

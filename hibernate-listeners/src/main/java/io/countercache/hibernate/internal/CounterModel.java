@@ -287,7 +287,6 @@ public final class CounterModel {
         if (links != null) {
             return linkCounter(metadata, target, who, cc, source, links, counter, columnType, keyType, strategy);
         }
-        String rows = rowsOf(who, source);
         String sum = cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim(), counter);
         CounterDefinition.Extreme aggregate = extreme == null ? null
                 : new CounterDefinition.Extreme(extreme, extremeColumn(who, source, extreme,
@@ -298,6 +297,15 @@ public final class CounterModel {
             throw fail(who, "a " + extreme + " along a path is not supported; keep it on " + path[0]
                     + "'s entity, straight from the source (via = \"" + path[path.length - 1] + "\" there)");
         }
+        boolean perClass = perClassTables(source);
+        if (perClass && (extreme != null || distinct != null || path.length > 1)) {
+            throw fail(who, "source = " + simpleName(source) + " is a TABLE_PER_CLASS class with subclasses, whose"
+                    + " instances live in one table per concrete class, which feed a count or a sum straight through"
+                    + " a many-to-one only; declare " + (extreme != null ? "the " + extreme
+                    : distinct != null ? "the count of distinct values" : "the path") + " on each concrete class, or"
+                    + " map the hierarchy SINGLE_TABLE or JOINED");
+        }
+        String rows = perClass ? null : rowsOf(who, source);
         if (distinct == null && path.length > 1) {
             return levels(metadata, target, who, source, path, counter, columnType, keyType, strategy, cc.slots(),
                     and(rows, cc.where().isBlank() ? null : cc.where().trim()), sum);
@@ -318,12 +326,42 @@ public final class CounterModel {
                     keyType(middle.getIdentifierProperty().getType().getReturnedClass()),
                     columnName(viaColumn(who, via(cc), middle, path[1], target)));
         }
-        TableName sourceTable = tableName(metadata, source.getTable());
+        List<TableName> tables = concreteTables(metadata, source);
+        List<String> moreTables = new ArrayList<>();
+        for (TableName t : tables.subList(1, tables.size())) {
+            if (!t.schema().equals(tables.get(0).schema())) {
+                throw fail(who, "source = " + simpleName(source) + "'s concrete classes have tables in the schemas "
+                        + tables.get(0).schema() + " and " + t.schema() + "; one counter reads tables of one schema:"
+                        + " put them in one schema, or count each concrete class into a counter of its own");
+            }
+            moreTables.add(t.table());
+        }
         return List.of(new Declared(new CounterDefinition(who, tableName(metadata, target.getTable()),
                 columnName(target.getKey().getColumns().get(0)), keyType,
-                columnName(singleColumn(who, counter)), columnType, sourceTable, columnName(fk),
+                columnName(singleColumn(who, counter)), columnType, tables.get(0), columnName(fk),
                 and(rows, cc.where().isBlank() ? null : cc.where().trim()),
-                sum, strategy, cc.slots(), via, aggregate, distinct), target, counter));
+                sum, strategy, cc.slots(), via, aggregate, distinct).withMoreTables(moreTables), target, counter));
+    }
+
+    /** Whether source's instances live in several tables: a TABLE_PER_CLASS class with subclasses. */
+    private static boolean perClassTables(PersistentClass source) {
+        return source.hasSubclasses() && source.getSubclasses().stream().anyMatch(k -> k instanceof UnionSubclass);
+    }
+
+    /**
+     * The tables that hold source's instances: its own, and for a TABLE_PER_CLASS class with subclasses each concrete
+     * class's (an abstract class has none), the class's own first. Inherited columns have the same names in each.
+     */
+    private static List<TableName> concreteTables(Metadata metadata, PersistentClass source) {
+        List<TableName> tables = new ArrayList<>(List.of(tableName(metadata, source.getTable())));
+        if (perClassTables(source)) {
+            if (Boolean.TRUE.equals(source.isAbstract())) {
+                tables.clear();
+            }
+            source.getSubclasses().stream().filter(k -> !Boolean.TRUE.equals(k.isAbstract()))
+                    .map(k -> tableName(metadata, k.getTable())).sorted().forEach(tables::add);
+        }
+        return tables;
     }
 
     /** The entity a step of a path leads to from {@code from}, which needs a single-column identifier. */
@@ -571,14 +609,15 @@ public final class CounterModel {
      * is for an entity outside a hierarchy, the root of a SINGLE_TABLE or JOINED hierarchy (its table holds every
      * instance), a JOINED subclass (its own table holds its instances and its subclasses') and a TABLE_PER_CLASS class
      * without subclasses (its own table). A SINGLE_TABLE subclass's rows are those of its discriminator values, its
-     * own and its subclasses'. A TABLE_PER_CLASS class with subclasses is refused: its instances live in several
-     * tables.
+     * own and its subclasses'. A TABLE_PER_CLASS class with subclasses is refused here: its instances live in several
+     * tables, which only a count or sum straight through a many-to-one reads ({@link #concreteTables}).
      */
     private static String rowsOf(String who, PersistentClass source) {
-        if (source.hasSubclasses() && source.getSubclasses().stream().anyMatch(k -> k instanceof UnionSubclass)) {
+        if (perClassTables(source)) {
             throw fail(who, "source = " + simpleName(source) + " is a TABLE_PER_CLASS class with subclasses, whose"
-                    + " instances live in one table per concrete class; count each concrete class into a counter of"
-                    + " its own, or map the hierarchy SINGLE_TABLE or JOINED");
+                    + " instances live in one table per concrete class; such a source is counted straight through one"
+                    + " many-to-one (source = " + simpleName(source) + ".class, via = \"...\"): count this one from"
+                    + " each concrete class into a counter of its own, or map the hierarchy SINGLE_TABLE or JOINED");
         }
         if (!(source instanceof SingleTableSubclass)) {
             return null;
