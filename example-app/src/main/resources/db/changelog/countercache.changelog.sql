@@ -549,8 +549,8 @@ BEGIN
     DELETE FROM countercache.counter k WHERE k.id = c.id;
     INSERT INTO countercache.counter SELECT (c).*;
     -- a counter that moved to another source table (a path now counted level by level, a class left its hierarchy)
-    -- leaves the capture of its old sources and its old middle table: rebuild them without it (the new source's
-    -- changeset rebuilds its own)
+    -- leaves the capture of its old sources and its old middle table: rebuild them without it (the unit of each of
+    -- the new definition's tables rebuilds that one)
     PERFORM countercache.install_triggers(x.schema_name, x.table_name)
        FROM countercache.counter_tables(old) x
       WHERE x.kind IN ('capture', 'via')
@@ -665,10 +665,14 @@ $fn$;
 -- the high 64 bits (two's complement), the second in the low 64. The catalog row's target key is that column and its
 -- key type uuid, and every subsystem treats it as any uuid key. Two kinds of counter have one:
 --   a counter per bucket (buckets.sql): a parent and the start of a period, in seconds since the epoch;
---   a counter of a target with a two-column key of integers (target_parts, as (tenant_id, id)), which its source
---   points at with two foreign key columns (source_parts, the first of them source_fk).
--- The first part orders the keys, so a recount's batch of keys reads one range of the source's first foreign key
--- column (batch_source_sql).
+--   a counter of a target with a two-column key (target_parts, as (tenant_id, id)), which its source points at with
+--   two foreign key columns (source_parts, the first of them source_fk).
+-- Two integer parts fit the 128 bits side by side. A part that is a uuid does not: such a key is a digest of both parts
+-- instead (digest_key, the first 128 bits of their SHA-256), which two keys share with a chance of about 2^-128 per
+-- pair; the unique index on the column refuses the second of two target rows that would, so a collision can fail an
+-- insert loudly but never merge two rows' counts.
+-- The first part of a packed key orders the keys, so a recount's batch of keys reads one range of the source's first
+-- foreign key column (batch_source_sql); a batch of digests reads the whole source.
 
 -- The key of two parts. It runs in every capture of such a counter, so it is inlined into the capture's queries: a SQL
 -- body of one expression, with no SET clause (a function with one is never inlined), bound when created to what it
@@ -678,6 +682,39 @@ RETURNS uuid
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CAST(pg_catalog.lpad(pg_catalog.to_hex(high), 16, '0') OPERATOR(pg_catalog.||)
             pg_catalog.lpad(pg_catalog.to_hex(low), 16, '0') AS pg_catalog.uuid);
+
+-- The key of two parts of which one is a uuid (the other a uuid, a bigint or an integer), in their text forms: the
+-- first 128 bits of the SHA-256 of "first/second" (neither form holds a '/'). Inlined and bound as pair_key is, and
+-- for the same reason executable by anyone: the generated column of such a target computes it as the row's writer.
+CREATE OR REPLACE FUNCTION countercache.digest_key(first text, second text)
+RETURNS uuid
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CAST(pg_catalog.encode(pg_catalog.substr(pg_catalog.sha256(pg_catalog.textsend(
+                first OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||) second)), 1, 16), 'hex')
+            AS pg_catalog.uuid);
+
+-- Whether counter c's key of two parts is a digest: one of the target's key columns is not an integer.
+CREATE OR REPLACE FUNCTION countercache.digested(c countercache.counter)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT c.target_parts IS NOT NULL
+           AND EXISTS (SELECT FROM unnest(c.target_parts) p
+                        WHERE countercache.column_type(c.target_schema, c.target_table, p)
+                              NOT IN ('integer'::regtype, 'bigint'::regtype))
+$fn$;
+
+-- The key of two parts of columns first and second of a relation (aliased as rel): packed, or their digest.
+CREATE OR REPLACE FUNCTION countercache.two_part_key_sql(c countercache.counter, rel text, first name, second name)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN countercache.digested(c)
+                THEN format('countercache.digest_key(%1$s%2$I::text, %1$s%3$I::text)', rel, first, second)
+                ELSE format('countercache.pair_key(%1$s%2$I, %1$s%3$I)', rel, first, second) END
+$fn$;
 
 -- The first part of a packed key: a bucket's parent, or a two-column key's first column.
 CREATE OR REPLACE FUNCTION countercache.key_parent(key uuid)
@@ -691,22 +728,22 @@ $fn$;
 -- Whether counter c's target key is packed, and the expression of the target's columns that packs it.
 CREATE OR REPLACE FUNCTION countercache.packed_key_sql(c countercache.counter)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT CASE WHEN c.bucket_period IS NOT NULL
                 THEN format('countercache.bucket_key(%I, %I)', c.bucket_parent, c.bucket_column)
                 WHEN c.target_parts IS NOT NULL
-                THEN format('countercache.pair_key(%I, %I)', c.target_parts[1], c.target_parts[2]) END
+                THEN countercache.two_part_key_sql(c, '', c.target_parts[1], c.target_parts[2]) END
 $fn$;
 
 -- The key a source row (aliased as the source table) points at under a counter of a two-column key.
 CREATE OR REPLACE FUNCTION countercache.pair_key_sql(c countercache.counter)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format('countercache.pair_key(%1$I.%2$I, %1$I.%3$I)', c.source_table, c.source_parts[1], c.source_parts[2])
+    SELECT countercache.two_part_key_sql(c, format('%I.', c.source_table), c.source_parts[1], c.source_parts[2])
 $fn$;
 
 -- Gives counter c's target the generated column that packs its key, and that column's unique index, unless it has them.
@@ -776,10 +813,11 @@ BEGIN
     END IF;
     FOR i IN 1 .. 2 LOOP
         t := countercache.column_type(c.target_schema, c.target_table, c.target_parts[i]);
-        IF t IS NULL OR t NOT IN ('integer'::regtype, 'bigint'::regtype) THEN
+        IF t IS NULL OR t NOT IN ('integer'::regtype, 'bigint'::regtype, 'uuid'::regtype) THEN
             RETURN QUERY SELECT d || ': ' || format('key column %I.%I.%I is %s', c.target_schema, c.target_table,
                 c.target_parts[i], coalesce(t::text, 'missing')),
-                'a key of two columns is kept when both are integer or bigint; give the entity such an identifier';
+                'a key of two columns is kept when each is an integer, a bigint or a uuid; give the entity such an'
+                || ' identifier';
         END IF;
         IF i = 2 AND to_regclass(format('%I.%I', c.source_schema, c.source_table)) IS NOT NULL THEN
             -- the first foreign key column is checked with every counter's (counter_problems)
@@ -1862,6 +1900,30 @@ BEGIN
 END
 $fn$;
 
+-- install_triggers for a changelog's unit of a table that holds counters, lies on their paths or feeds them besides
+-- their first source, then a check that the rebuilt triggers serve each counter named in serving. The names are in
+-- the unit's text, so that the text changes whenever the counters the table serves do: Liquibase runs a changeset
+-- again only when its text changes (runOnChange), and a table's triggers must be rebuilt when a counter comes to it.
+CREATE OR REPLACE FUNCTION countercache.install_triggers(tbl_schema name, tbl name, serving text[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    missing text;
+BEGIN
+    PERFORM countercache.install_triggers(tbl_schema, tbl);
+    SELECT string_agg(n, ', ') INTO missing FROM unnest(serving) n
+     WHERE NOT EXISTS (SELECT FROM countercache.counter k, LATERAL countercache.counter_tables(k) x
+                        WHERE k.name = n AND x.schema_name = tbl_schema AND x.table_name = tbl);
+    IF missing IS NOT NULL THEN
+        RAISE EXCEPTION 'countercache: %.% serves no counter %', tbl_schema, tbl, missing
+            USING HINT = 'apply the whole countercache changelog, whose source changesets define the counters first',
+                  ERRCODE = 'invalid_parameter_value';
+    END IF;
+END
+$fn$;
+
 -- Drops a table's library triggers of one kind (those whose function is countercache.<kind>_...).
 CREATE OR REPLACE FUNCTION countercache.drop_triggers(kind text, tbl_schema name, tbl name)
 RETURNS void
@@ -2004,7 +2066,7 @@ AS $fn$
 $fn$;
 
 -- The source rows a batch of a recount reads, as a relation: the source table; for a counter of a packed key (keys.sql:
--- per bucket, or of two columns), its rows whose first part (the parent) can have a key in the batch ($1, $2], so that
+-- per bucket, or of two integer columns), its rows whose first part (the parent) can have a key in the batch ($1, $2], so that
 -- a batch reads the source by the foreign key's index rather than whole. Keys order by parent as unsigned 64 bits (a
 -- negative parent after every other), then by the second part, so a batch holds the parents from the first key's to
 -- the last key's (0 and -1, the ends of that order, when open):
@@ -2012,10 +2074,11 @@ $fn$;
 -- bounds (EXECUTE ... USING plans with them), so the CASE folds to the range.
 CREATE OR REPLACE FUNCTION countercache.batch_source_sql(c countercache.counter)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT CASE WHEN countercache.packed_key_sql(c) IS NULL THEN format('%I.%I', c.source_schema, c.source_table)
+    SELECT CASE WHEN countercache.packed_key_sql(c) IS NULL OR countercache.digested(c)   -- a digest has no order
+                THEN format('%I.%I', c.source_schema, c.source_table)
                 ELSE format($q$(SELECT s.* FROM %1$I.%2$I s
                                  WHERE CASE WHEN (%4$s >= 0) = (%5$s >= 0) THEN s.%3$I BETWEEN %4$s AND %5$s
                                             ELSE s.%3$I >= %4$s OR s.%3$I <= %5$s END)$q$,
@@ -4136,7 +4199,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '62780fb81c73d257' $fn$;
+AS $fn$ SELECT 'a66f3e4c5deef3bc' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4147,8 +4210,8 @@ REVOKE ALL ON ALL FUNCTIONS IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL PROCEDURES IN SCHEMA countercache FROM PUBLIC;
 -- Except the packing of a key of two parts (keys.sql), which the generated countercache_key column of a target keyed
 -- by two columns, or of a bucket table, computes as whoever writes the row: the application, or the worker creating a
--- bucket row. It reads nothing and writes nothing.
-GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint) TO PUBLIC;
+-- bucket row. Neither reads nor writes anything.
+GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint), countercache.digest_key(text, text) TO PUBLIC;
 
 -- What a later release adds to a round goes to whoever may already run one, so that an upgrade does not stop a
 -- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
@@ -4166,7 +4229,9 @@ BEGIN
              'countercache.rollup_report(integer, boolean, integer), countercache.lane_of(bigint, uuid, integer),'
              ' countercache.in_lane(bigint, uuid, integer, integer)'),
             ('countercache.key_sql(countercache.counter)',
-             'countercache.packed_key_sql(countercache.counter), countercache.pair_key_sql(countercache.counter)'),
+             'countercache.packed_key_sql(countercache.counter), countercache.pair_key_sql(countercache.counter),'
+             ' countercache.digested(countercache.counter),'
+             ' countercache.two_part_key_sql(countercache.counter, text, name, name)'),
             ('countercache.drift_sql(countercache.counter)', 'countercache.tables_of(countercache.counter)'))
             AS r(held, added)
     LOOP
@@ -4771,22 +4836,22 @@ SELECT countercache.install_triggers('public', 'blog_comment');
 
 -- changeset countercache:countercache-target-public.blog runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog: Blog.totalComments
-SELECT countercache.install_triggers('public', 'blog');
+SELECT countercache.install_triggers('public', 'blog', ARRAY['public.blog.total_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article: Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments
-SELECT countercache.install_triggers('public', 'blog_article');
+SELECT countercache.install_triggers('public', 'blog_article', ARRAY['public.blog_article.countercache_blog__total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article_day runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article_day: ArticleDay.publicComments
-SELECT countercache.install_triggers('public', 'blog_article_day');
+SELECT countercache.install_triggers('public', 'blog_article_day', ARRAY['public.blog_article_day.public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article_day', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_user runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_user: User.totalPublicComments
-SELECT countercache.install_triggers('public', 'blog_user');
+SELECT countercache.install_triggers('public', 'blog_user', ARRAY['public.blog_user.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_user', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-prune runOnChange:true splitStatements:false rollbackSplitStatements:false

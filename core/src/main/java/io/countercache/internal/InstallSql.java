@@ -104,12 +104,12 @@ public final class InstallSql {
         byTarget.forEach((target, defs) -> {
             defs.sort(Comparator.comparing(CounterDefinition::name));
             units.add(new Unit("countercache-target-" + changesetName(target), "counters held by " + target + ": " + declarers(defs),
-                    installTriggers(target), false, uninstall("target", target, List.of())));
+                    installTriggers(target, defs), false, uninstall("target", target, List.of())));
         });
         byVia.forEach((via, defs) -> {
             defs.sort(Comparator.comparing(CounterDefinition::name));
             units.add(new Unit("countercache-via-" + changesetName(via), "counters along paths through " + via + ": "
-                    + declarers(defs), installTriggers(via), false, uninstall("via", via, List.of())));
+                    + declarers(defs), installTriggers(via, defs), false, uninstall("via", via, List.of())));
         });
         // the further tables of counters fed by several (their first table's unit defines them): their captures
         Map<TableName, List<CounterDefinition>> byMoreTable = new TreeMap<>();
@@ -121,7 +121,7 @@ public final class InstallSql {
         byMoreTable.forEach((table, defs) -> {
             defs.sort(Comparator.comparing(CounterDefinition::name));
             units.add(new Unit("countercache-also-" + changesetName(table), "counters fed by " + table + " too: "
-                    + declarers(defs), installTriggers(table), false, uninstall("capture", table, List.of())));
+                    + declarers(defs), installTriggers(table, defs), false, uninstall("capture", table, List.of())));
         });
         String keep = counters.stream().map(CounterDefinition::name).sorted().map(Sql::literal)
                 .collect(Collectors.joining(", "));
@@ -272,6 +272,16 @@ public final class InstallSql {
     /** Rebuilds a table's triggers from the catalog: every counter it feeds, holds or lies on the path of. */
     private static String installTriggers(TableName table) {
         return "SELECT countercache.install_triggers(" + literal(table.schema()) + ", " + literal(table.table()) + ");\n";
+    }
+
+    /**
+     * Rebuilds the triggers of a table these counters (defined by their sources' units) involve, and checks that they
+     * serve them: the names make the unit's text, so Liquibase's checksum, change when a counter comes to the table.
+     */
+    private static String installTriggers(TableName table, List<CounterDefinition> serving) {
+        return "SELECT countercache.install_triggers(" + literal(table.schema()) + ", " + literal(table.table())
+                + ", ARRAY[" + serving.stream().map(c -> literal(c.name())).collect(Collectors.joining(", "))
+                + "]::text[]);\n";
     }
 
     private static String defineCall(CounterDefinition c) {

@@ -185,8 +185,8 @@ BEGIN
     DELETE FROM countercache.counter k WHERE k.id = c.id;
     INSERT INTO countercache.counter SELECT (c).*;
     -- a counter that moved to another source table (a path now counted level by level, a class left its hierarchy)
-    -- leaves the capture of its old sources and its old middle table: rebuild them without it (the new source's
-    -- changeset rebuilds its own)
+    -- leaves the capture of its old sources and its old middle table: rebuild them without it (the unit of each of
+    -- the new definition's tables rebuilds that one)
     PERFORM countercache.install_triggers(x.schema_name, x.table_name)
        FROM countercache.counter_tables(old) x
       WHERE x.kind IN ('capture', 'via')

@@ -7,8 +7,8 @@ REVOKE ALL ON ALL FUNCTIONS IN SCHEMA countercache FROM PUBLIC;
 REVOKE ALL ON ALL PROCEDURES IN SCHEMA countercache FROM PUBLIC;
 -- Except the packing of a key of two parts (keys.sql), which the generated countercache_key column of a target keyed
 -- by two columns, or of a bucket table, computes as whoever writes the row: the application, or the worker creating a
--- bucket row. It reads nothing and writes nothing.
-GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint) TO PUBLIC;
+-- bucket row. Neither reads nor writes anything.
+GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint), countercache.digest_key(text, text) TO PUBLIC;
 
 -- What a later release adds to a round goes to whoever may already run one, so that an upgrade does not stop a
 -- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
@@ -26,7 +26,9 @@ BEGIN
              'countercache.rollup_report(integer, boolean, integer), countercache.lane_of(bigint, uuid, integer),'
              ' countercache.in_lane(bigint, uuid, integer, integer)'),
             ('countercache.key_sql(countercache.counter)',
-             'countercache.packed_key_sql(countercache.counter), countercache.pair_key_sql(countercache.counter)'),
+             'countercache.packed_key_sql(countercache.counter), countercache.pair_key_sql(countercache.counter),'
+             ' countercache.digested(countercache.counter),'
+             ' countercache.two_part_key_sql(countercache.counter, text, name, name)'),
             ('countercache.drift_sql(countercache.counter)', 'countercache.tables_of(countercache.counter)'))
             AS r(held, added)
     LOOP

@@ -4,10 +4,14 @@
 -- the high 64 bits (two's complement), the second in the low 64. The catalog row's target key is that column and its
 -- key type uuid, and every subsystem treats it as any uuid key. Two kinds of counter have one:
 --   a counter per bucket (buckets.sql): a parent and the start of a period, in seconds since the epoch;
---   a counter of a target with a two-column key of integers (target_parts, as (tenant_id, id)), which its source
---   points at with two foreign key columns (source_parts, the first of them source_fk).
--- The first part orders the keys, so a recount's batch of keys reads one range of the source's first foreign key
--- column (batch_source_sql).
+--   a counter of a target with a two-column key (target_parts, as (tenant_id, id)), which its source points at with
+--   two foreign key columns (source_parts, the first of them source_fk).
+-- Two integer parts fit the 128 bits side by side. A part that is a uuid does not: such a key is a digest of both parts
+-- instead (digest_key, the first 128 bits of their SHA-256), which two keys share with a chance of about 2^-128 per
+-- pair; the unique index on the column refuses the second of two target rows that would, so a collision can fail an
+-- insert loudly but never merge two rows' counts.
+-- The first part of a packed key orders the keys, so a recount's batch of keys reads one range of the source's first
+-- foreign key column (batch_source_sql); a batch of digests reads the whole source.
 
 -- The key of two parts. It runs in every capture of such a counter, so it is inlined into the capture's queries: a SQL
 -- body of one expression, with no SET clause (a function with one is never inlined), bound when created to what it
@@ -17,6 +21,39 @@ RETURNS uuid
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CAST(pg_catalog.lpad(pg_catalog.to_hex(high), 16, '0') OPERATOR(pg_catalog.||)
             pg_catalog.lpad(pg_catalog.to_hex(low), 16, '0') AS pg_catalog.uuid);
+
+-- The key of two parts of which one is a uuid (the other a uuid, a bigint or an integer), in their text forms: the
+-- first 128 bits of the SHA-256 of "first/second" (neither form holds a '/'). Inlined and bound as pair_key is, and
+-- for the same reason executable by anyone: the generated column of such a target computes it as the row's writer.
+CREATE OR REPLACE FUNCTION countercache.digest_key(first text, second text)
+RETURNS uuid
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CAST(pg_catalog.encode(pg_catalog.substr(pg_catalog.sha256(pg_catalog.textsend(
+                first OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||) second)), 1, 16), 'hex')
+            AS pg_catalog.uuid);
+
+-- Whether counter c's key of two parts is a digest: one of the target's key columns is not an integer.
+CREATE OR REPLACE FUNCTION countercache.digested(c countercache.counter)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT c.target_parts IS NOT NULL
+           AND EXISTS (SELECT FROM unnest(c.target_parts) p
+                        WHERE countercache.column_type(c.target_schema, c.target_table, p)
+                              NOT IN ('integer'::regtype, 'bigint'::regtype))
+$fn$;
+
+-- The key of two parts of columns first and second of a relation (aliased as rel): packed, or their digest.
+CREATE OR REPLACE FUNCTION countercache.two_part_key_sql(c countercache.counter, rel text, first name, second name)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT CASE WHEN countercache.digested(c)
+                THEN format('countercache.digest_key(%1$s%2$I::text, %1$s%3$I::text)', rel, first, second)
+                ELSE format('countercache.pair_key(%1$s%2$I, %1$s%3$I)', rel, first, second) END
+$fn$;
 
 -- The first part of a packed key: a bucket's parent, or a two-column key's first column.
 CREATE OR REPLACE FUNCTION countercache.key_parent(key uuid)
@@ -30,22 +67,22 @@ $fn$;
 -- Whether counter c's target key is packed, and the expression of the target's columns that packs it.
 CREATE OR REPLACE FUNCTION countercache.packed_key_sql(c countercache.counter)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT CASE WHEN c.bucket_period IS NOT NULL
                 THEN format('countercache.bucket_key(%I, %I)', c.bucket_parent, c.bucket_column)
                 WHEN c.target_parts IS NOT NULL
-                THEN format('countercache.pair_key(%I, %I)', c.target_parts[1], c.target_parts[2]) END
+                THEN countercache.two_part_key_sql(c, '', c.target_parts[1], c.target_parts[2]) END
 $fn$;
 
 -- The key a source row (aliased as the source table) points at under a counter of a two-column key.
 CREATE OR REPLACE FUNCTION countercache.pair_key_sql(c countercache.counter)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format('countercache.pair_key(%1$I.%2$I, %1$I.%3$I)', c.source_table, c.source_parts[1], c.source_parts[2])
+    SELECT countercache.two_part_key_sql(c, format('%I.', c.source_table), c.source_parts[1], c.source_parts[2])
 $fn$;
 
 -- Gives counter c's target the generated column that packs its key, and that column's unique index, unless it has them.
@@ -115,10 +152,11 @@ BEGIN
     END IF;
     FOR i IN 1 .. 2 LOOP
         t := countercache.column_type(c.target_schema, c.target_table, c.target_parts[i]);
-        IF t IS NULL OR t NOT IN ('integer'::regtype, 'bigint'::regtype) THEN
+        IF t IS NULL OR t NOT IN ('integer'::regtype, 'bigint'::regtype, 'uuid'::regtype) THEN
             RETURN QUERY SELECT d || ': ' || format('key column %I.%I.%I is %s', c.target_schema, c.target_table,
                 c.target_parts[i], coalesce(t::text, 'missing')),
-                'a key of two columns is kept when both are integer or bigint; give the entity such an identifier';
+                'a key of two columns is kept when each is an integer, a bigint or a uuid; give the entity such an'
+                || ' identifier';
         END IF;
         IF i = 2 AND to_regclass(format('%I.%I', c.source_schema, c.source_table)) IS NOT NULL THEN
             -- the first foreign key column is checked with every counter's (counter_problems)

@@ -99,7 +99,7 @@ AS $fn$
 $fn$;
 
 -- The source rows a batch of a recount reads, as a relation: the source table; for a counter of a packed key (keys.sql:
--- per bucket, or of two columns), its rows whose first part (the parent) can have a key in the batch ($1, $2], so that
+-- per bucket, or of two integer columns), its rows whose first part (the parent) can have a key in the batch ($1, $2], so that
 -- a batch reads the source by the foreign key's index rather than whole. Keys order by parent as unsigned 64 bits (a
 -- negative parent after every other), then by the second part, so a batch holds the parents from the first key's to
 -- the last key's (0 and -1, the ends of that order, when open):
@@ -107,10 +107,11 @@ $fn$;
 -- bounds (EXECUTE ... USING plans with them), so the CASE folds to the range.
 CREATE OR REPLACE FUNCTION countercache.batch_source_sql(c countercache.counter)
 RETURNS text
-LANGUAGE sql IMMUTABLE
+LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT CASE WHEN countercache.packed_key_sql(c) IS NULL THEN format('%I.%I', c.source_schema, c.source_table)
+    SELECT CASE WHEN countercache.packed_key_sql(c) IS NULL OR countercache.digested(c)   -- a digest has no order
+                THEN format('%I.%I', c.source_schema, c.source_table)
                 ELSE format($q$(SELECT s.* FROM %1$I.%2$I s
                                  WHERE CASE WHEN (%4$s >= 0) = (%5$s >= 0) THEN s.%3$I BETWEEN %4$s AND %5$s
                                             ELSE s.%3$I >= %4$s OR s.%3$I <= %5$s END)$q$,

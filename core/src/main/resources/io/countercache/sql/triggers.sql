@@ -99,6 +99,30 @@ BEGIN
 END
 $fn$;
 
+-- install_triggers for a changelog's unit of a table that holds counters, lies on their paths or feeds them besides
+-- their first source, then a check that the rebuilt triggers serve each counter named in serving. The names are in
+-- the unit's text, so that the text changes whenever the counters the table serves do: Liquibase runs a changeset
+-- again only when its text changes (runOnChange), and a table's triggers must be rebuilt when a counter comes to it.
+CREATE OR REPLACE FUNCTION countercache.install_triggers(tbl_schema name, tbl name, serving text[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    missing text;
+BEGIN
+    PERFORM countercache.install_triggers(tbl_schema, tbl);
+    SELECT string_agg(n, ', ') INTO missing FROM unnest(serving) n
+     WHERE NOT EXISTS (SELECT FROM countercache.counter k, LATERAL countercache.counter_tables(k) x
+                        WHERE k.name = n AND x.schema_name = tbl_schema AND x.table_name = tbl);
+    IF missing IS NOT NULL THEN
+        RAISE EXCEPTION 'countercache: %.% serves no counter %', tbl_schema, tbl, missing
+            USING HINT = 'apply the whole countercache changelog, whose source changesets define the counters first',
+                  ERRCODE = 'invalid_parameter_value';
+    END IF;
+END
+$fn$;
+
 -- Drops a table's library triggers of one kind (those whose function is countercache.<kind>_...).
 CREATE OR REPLACE FUNCTION countercache.drop_triggers(kind text, tbl_schema name, tbl name)
 RETURNS void

@@ -37,14 +37,14 @@ final class PackedKeys {
             Object[] values = type.getValues(id);
             List<String> columns = new ArrayList<>();
             type.forEachSelectable((i, selectable) -> columns.add(unquoted(selectable.getSelectionExpression())));
-            long[] parts = new long[2];
+            Object[] parts = new Object[2];
             for (int i = 0; i < 2; i++) {
                 int at = columns.indexOf(counter.pair().targetColumns().get(i).toLowerCase(Locale.ROOT));
-                if (at < 0 || !(values[at] instanceof Number number)) {
+                if (at < 0 || !(values[at] instanceof Number || values[at] instanceof UUID)) {
                     throw new CounterCacheException(persister.getEntityName() + " id " + id + " has no "
                             + counter.pair().targetColumns().get(i));
                 }
-                parts[i] = number.longValue();
+                parts[i] = values[at];
             }
             return CounterDefinition.Pair.key(parts[0], parts[1]);
         }

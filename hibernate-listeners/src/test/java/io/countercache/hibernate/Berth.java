@@ -8,7 +8,7 @@ import jakarta.persistence.IdClass;
 import java.io.Serializable;
 import java.util.UUID;
 
-/** A berth keyed by a harbour and a UUID: two columns the library cannot pack into one key, so its counter is refused. */
+/** A berth keyed by a harbour and a UUID: two columns too wide to pack into one key, which the library hashes. */
 @Entity
 @IdClass(Berth.Key.class)
 public class Berth {
@@ -27,7 +27,8 @@ public class Berth {
     long boats;
 
     /** A boat moored at a berth. */
-    @Entity
+    @Entity(name = "Boat")
+    @jakarta.persistence.Table(name = "boat")
     public static class Boat {
         @Id
         Long id;

@@ -17,12 +17,14 @@ import static org.assertj.core.api.Assertions.tuple;
 /**
  * Counters of entities keyed by two columns: {@link Membership} ({@code @IdClass}, a many-to-one of
  * {@link Contribution} whose join columns are declared in the other order) and {@link Edition} ({@code @EmbeddedId},
- * Hibernate's default join columns from {@link Sale}). Writes through Hibernate, bulk JPQL and native SQL, exact reads
- * by the entity's identifier, and a member whose key changes, all end equal to a recount.
+ * Hibernate's default join columns from {@link Sale}), and {@link Berth}, keyed by a Long and a UUID, whose key the
+ * library hashes. Writes through Hibernate, bulk JPQL and native SQL, exact reads by the entity's identifier, and a
+ * member whose key changes, all end equal to a recount.
  */
 class HibernatePairKeysIT {
 
-    private static final List<Class<?>> MODEL = List.of(Membership.class, Contribution.class, Edition.class, Sale.class);
+    private static final List<Class<?>> MODEL = List.of(Membership.class, Contribution.class, Edition.class, Sale.class,
+            Berth.class, Berth.Boat.class);
     private static TestDatabase db;
     private static EntityManagerFactory emf;
 
@@ -107,7 +109,41 @@ class HibernatePairKeysIT {
         List<Object[]> sales = emf.callInTransaction(em -> em.createQuery("SELECT e.id.language, e.sales FROM Edition e"
                 + " ORDER BY 1", Object[].class).getResultList());
         assertThat(sales).containsExactly(new Object[] {1, 2L}, new Object[] {2, 1L});
-        assertThat(EntityModel.counters(MODEL, Map.of())).hasSize(3);
+        assertThat(EntityModel.counters(MODEL, Map.of())).hasSize(4);
         assertThat(db.queryRows("SELECT k.name, d.* FROM countercache.counter k, countercache.drift(k.id) d")).isEmpty();
+    }
+
+    @Test
+    void boatsCountForTheBerthOfAKeyWithAUuidPartWhichTheLibraryHashes() {
+        java.util.UUID north = java.util.UUID.fromString("6f1c0a2e-0000-4000-8000-000000000001"),
+                south = java.util.UUID.fromString("6f1c0a2e-0000-4000-8000-000000000002");
+        emf.runInTransaction(em -> {
+            Berth[] berths = new Berth[2];
+            for (int i = 0; i < 2; i++) {
+                berths[i] = new Berth();
+                berths[i].harbour = 7L;
+                berths[i].slot = i == 0 ? north : south;
+                em.persist(berths[i]);
+            }
+            for (long id = 1; id <= 5; id++) {
+                Berth.Boat b = new Berth.Boat();
+                b.id = id;
+                b.berth = berths[id <= 3 ? 0 : 1];
+                em.persist(b);
+            }
+        });
+        Map<Berth.Key, Long> exact = emf.callInTransaction(em -> CounterCaches.exact(em, Berth.class, "boats",
+                List.of(new Berth.Key(7L, north), new Berth.Key(7L, south))));
+        assertThat(exact).as("the key the entity's identifier hashes to in Java is the one the database keeps")
+                .containsExactly(Map.entry(new Berth.Key(7L, north), 3L), Map.entry(new Berth.Key(7L, south), 2L));
+        db.execute("UPDATE boat SET berth_slot = '" + south + "' WHERE id = 1;"   // to the other berth, by SQL
+                + "DELETE FROM boat WHERE id = 5");
+        emf.runInTransaction(em -> em.createQuery("UPDATE Boat b SET b.berth = NULL WHERE b.id = 2")
+                .executeUpdate());
+        rollUp();
+        assertThat(db.queryRows("SELECT slot, boats FROM berth ORDER BY slot"))
+                .containsExactly(List.of(north.toString(), "1"), List.of(south.toString(), "2"));
+        assertThat(db.queryRows("SELECT k.name, d.* FROM countercache.counter k, countercache.drift(k.id) d")).isEmpty();
+        assertThat(db.queryRows("SELECT * FROM countercache.installed_problems()")).isEmpty();
     }
 }

@@ -327,6 +327,10 @@ public final class CounterModel {
                     columnName(viaColumn(who, via(cc), middle, path[1], target)));
         }
         List<TableName> tables = concreteTables(metadata, source);
+        if (tables.isEmpty()) {
+            throw fail(who, "source = " + simpleName(source) + " is an abstract TABLE_PER_CLASS class with no concrete"
+                    + " subclass, so no table holds its instances; count a concrete class");
+        }
         List<String> moreTables = new ArrayList<>();
         for (TableName t : tables.subList(1, tables.size())) {
             if (!t.schema().equals(tables.get(0).schema())) {
@@ -554,9 +558,9 @@ public final class CounterModel {
     }
 
     /**
-     * A count or sum of a target whose identifier is two Long or Integer columns (an @IdClass or @EmbeddedId, as
+     * A count or sum of a target whose identifier is two Long, Integer or UUID columns (an @IdClass or @EmbeddedId, as
      * (tenant_id, id)), through a many-to-one of the source that joins on both: the library packs the two into one
-     * key (CounterDefinition.Pair).
+     * key, or hashes them when one is a UUID (CounterDefinition.Pair).
      */
     private static CounterDefinition pairCounter(Metadata metadata, PersistentClass target, String who,
                                                  CounterCache cc, Property counter, String columnType, String extreme,
@@ -565,10 +569,9 @@ public final class CounterModel {
                 : target.getIdentifier() instanceof Component c ? c : null;
         List<Property> parts = id == null ? List.of() : id.getProperties();
         if (target.getKey().getColumnSpan() != 2 || parts.size() != 2 || parts.stream().anyMatch(p ->
-                p.getValue().getColumnSpan() != 1 || keyType(p.getType().getReturnedClass()) == null
-                        || keyType(p.getType().getReturnedClass()) == KeyType.UUID)) {
-            throw fail(who, simpleName(target) + " has a composite identifier of other parts than two Long or Integer"
-                    + " columns; counters need a single-column Long, Integer or UUID identifier, two Long or Integer"
+                p.getValue().getColumnSpan() != 1 || keyType(p.getType().getReturnedClass()) == null)) {
+            throw fail(who, simpleName(target) + " has a composite identifier of other parts than two Long, Integer"
+                    + " or UUID columns; counters need a single-column Long, Integer or UUID identifier, two such"
                     + " columns (@IdClass or @EmbeddedId), or a bucket (bucket = \"createdAt\", period = \"1 day\")"
                     + " for an identifier of a parent and a period's start");
         }
