@@ -59,6 +59,10 @@ final class BlogSchema {
                                league_id integer);
             CREATE TABLE friendly (id bigserial PRIMARY KEY, challenger_id bigint REFERENCES player ON DELETE CASCADE,
                                    opponent_id bigint REFERENCES player ON DELETE SET NULL, score integer);
+            CREATE TABLE tenant_user (tenant uuid, id bigint, posts bigint NOT NULL DEFAULT 0, PRIMARY KEY (tenant, id));
+            CREATE TABLE tenant_post (id bigserial PRIMARY KEY, tenant uuid, user_id bigint, hidden boolean NOT NULL
+                                      DEFAULT false, FOREIGN KEY (tenant, user_id) REFERENCES tenant_user
+                                      ON UPDATE CASCADE ON DELETE CASCADE);
             CREATE TABLE seat (player_id bigint, league_id integer, games bigint NOT NULL DEFAULT 0,
                                wins bigint NOT NULL DEFAULT 0, PRIMARY KEY (player_id, league_id));
             CREATE INDEX blog_comment_article_likes ON blog_comment (article_id, likes);
@@ -172,6 +176,20 @@ final class BlogSchema {
             KeyType.BIGINT, "match_points", "bigint", GAME, "challenger_id", "score > 0", "score")
             .withMoreFks(List.of("opponent_id")).withMoreTables(List.of("friendly"));
 
+    /**
+     * Of a target keyed by a uuid and a bigint, (tenant, id): too wide to pack, so the library hashes the key
+     * (digest_key). A user's visible posts; a user whose key changes takes its posts along (ON UPDATE CASCADE).
+     */
+    static final CounterDefinition TENANT_USER_POSTS = new CounterDefinition("TenantUser.posts",
+            new TableName("public", "tenant_user"), "tenant", KeyType.UUID, "posts", "bigint",
+            new TableName("public", "tenant_post"), "tenant", "NOT hidden", null)
+            .withPair(new CounterDefinition.Pair(List.of("tenant", "id"), List.of("tenant", "user_id")));
+    /** The users of three tenants, 1 to users each: the tenants' uuids end in 1, 2 and 3. */
+    static String tenantUsers(int users) {
+        return "INSERT INTO tenant_user (tenant, id) SELECT ('00000000-0000-4000-8000-00000000000' || t)::uuid, u"
+                + " FROM generate_series(1, 3) t, generate_series(1, " + users + ") u;";
+    }
+
     static final TableName TAG = new TableName("public", "tag");
     static final TableName ARTICLE_TAG = new TableName("public", "article_tag");
     /**
@@ -210,9 +228,12 @@ final class BlogSchema {
     static final List<CounterDefinition> EVERY = java.util.stream.Stream.concat(ALL.stream(),
             java.util.stream.Stream.of(ARTICLE_DAY_COMMENTS, ARTICLE_HOUR_LIKES, PLAYER_GAMES, PLAYER_POINTS, PRODUCT_LEVEL,
                     SHOP_APPROVED_BY_LEVELS, SEAT_GAMES, SEAT_WINS, TAG_PUBLISHED_LINKS, TAG_PUBLISHED, PLAYER_MATCHES,
-                    PLAYER_MATCH_POINTS)).toList();
+                    PLAYER_MATCH_POINTS, TENANT_USER_POSTS)).toList();
 
-    /** The counters fed by two associations, and those of a two-column key, beside their recount (see MISMATCHES). */
+    /**
+     * The counters fed by two associations or two tables, and those of a two-column key (packed, or hashed for a uuid
+     * part), beside their recount (see MISMATCHES); each part only when its counter is installed.
+     */
     static final String PLAYER_MISMATCHES = """
             SELECT x.what, s.league_id || ' ' || s.player_id, x.stored, x.n
               FROM seat s,
@@ -242,6 +263,13 @@ final class BlogSchema {
                                    ('player match points', p.match_points, r.points)) AS x(what, stored, n)
              WHERE x.stored <> x.n
                AND EXISTS (SELECT FROM countercache.counter k WHERE k.target_table = 'player' AND k.target_column = 'matches')
+            UNION ALL
+            SELECT 'tenant user posts', u.tenant || ' ' || u.id, u.posts, r.n
+              FROM tenant_user u,
+                   LATERAL (SELECT count(*) AS n FROM tenant_post p
+                             WHERE (p.tenant, p.user_id) = (u.tenant, u.id) AND NOT p.hidden) r
+             WHERE u.posts <> r.n
+               AND EXISTS (SELECT FROM countercache.counter k WHERE k.target_table = 'tenant_user')
             """;
 
     /**

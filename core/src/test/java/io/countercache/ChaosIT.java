@@ -74,6 +74,7 @@ class ChaosIT {
                 + "INSERT INTO seat (player_id, league_id) SELECT p, l FROM generate_series(1, " + USERS + ") p,"
                 + " generate_series(1, 2) l;"
                 + "INSERT INTO tag (id) SELECT g FROM generate_series(1, 4) g;"
+                + BlogSchema.tenantUsers(USERS)
                 + "INSERT INTO shop VALUES (1, 's'), (2, 't');"
                 + "INSERT INTO product (id, shop_id) SELECT g, 1 + g % 2 FROM generate_series(1, " + 2 * PRODUCTS + ") g;"
                 + "INSERT INTO shelf SELECT g FROM generate_series(1, 4) g;"
@@ -202,7 +203,8 @@ class ChaosIT {
             int shop = 1 + r.nextInt(2);
             int challenger = 1 + r.nextInt(USERS), opponent = 1 + r.nextInt(USERS);
             int tag = 1 + r.nextInt(4);
-            st.execute(switch (r.nextInt(18)) {
+            String tenant = "'00000000-0000-4000-8000-00000000000" + (1 + r.nextInt(3)) + "'";
+            st.execute(switch (r.nextInt(19)) {
                 // times over three days, so that the counters per day and per hour fill several buckets
                 case 0, 1 -> "INSERT INTO blog_comment (creator_id, article_id, publish_status, likes, created_at) VALUES ("
                         + user + ", " + article + ", " + status + ", " + r.nextInt(5) + ", now() - interval '"
@@ -257,6 +259,18 @@ class ChaosIT {
                             + ", score = score + 1 WHERE id IN (SELECT id FROM friendly ORDER BY random() LIMIT 2)"
                             + " AND opponent_id IS NOT NULL";
                     default -> "DELETE FROM friendly WHERE id IN (SELECT id FROM friendly ORDER BY random() LIMIT 3)";
+                };
+                // posts of tenant users keyed by (uuid, bigint), which the library hashes: a post moves between users
+                // and tenants, is hidden and shown, comes in bulk and goes
+                case 18 -> switch (r.nextInt(4)) {
+                    case 0 -> "INSERT INTO tenant_post (tenant, user_id, hidden) VALUES (" + tenant + ", " + user + ", "
+                            + (r.nextInt(4) == 0) + ")";
+                    case 1 -> "INSERT INTO tenant_post (tenant, user_id, hidden) SELECT " + tenant + ", 1 + g % " + USERS
+                            + ", g % 5 = 0 FROM generate_series(1, 10) g";
+                    case 2 -> "UPDATE tenant_post SET " + (r.nextBoolean() ? "user_id = " + user
+                            : r.nextBoolean() ? "tenant = " + tenant : "hidden = NOT hidden")
+                            + " WHERE id IN (SELECT id FROM tenant_post ORDER BY random() LIMIT 3)";
+                    default -> "DELETE FROM tenant_post WHERE id IN (SELECT id FROM tenant_post ORDER BY random() LIMIT 2)";
                 };
                 // published articles per tag: articles published and unpublished, links added, removed, re-tagged,
                 // moved to another article, and re-tagged in bulk
@@ -326,11 +340,12 @@ class ChaosIT {
 
     private void deleteAndInsertTarget(Statement st, SplittableRandom r) throws SQLException {
         int id = 1 + r.nextInt(ARTICLES);
-        String table = switch (r.nextInt(5)) {
+        String table = switch (r.nextInt(6)) {
             case 0 -> "blog_article";
             case 1 -> "shelf";
             case 2 -> "player";     // its games as challenger go (cascade), as opponent lose it (set null)
             case 3 -> "seat";       // keyed by two columns, with no foreign key: its games stay, their deltas orphaned
+            case 4 -> "tenant_user";   // keyed by a uuid and a bigint: a key change takes its posts along (cascade)
             default -> "product";   // a target, and the middle row of a path: its reviews go with it (cascade)
         };
         if (table.equals("seat")) {
@@ -346,6 +361,21 @@ class ChaosIT {
                     st.getConnection().commit();
                 }
                 st.execute("INSERT INTO seat (player_id, league_id) VALUES (" + player + ", " + league + ")"
+                        + " ON CONFLICT DO NOTHING");
+            }
+            count("deleteAndInsertTarget");
+            return;
+        }
+        if (table.equals("tenant_user")) {
+            String tenant = "'00000000-0000-4000-8000-00000000000" + (1 + r.nextInt(3)) + "'";
+            String user = " WHERE tenant = " + tenant + " AND id = ";
+            int number = 1 + r.nextInt(USERS);
+            if (r.nextBoolean()) {   // its key changes away and back, its posts with it
+                st.execute("UPDATE tenant_user SET id = " + (number + 100) + user + number + ";"
+                        + "UPDATE tenant_user SET id = " + number + user + (number + 100));
+            } else {                 // deleted with its posts, and back without them
+                st.execute("DELETE FROM tenant_user" + user + number + ";"
+                        + "INSERT INTO tenant_user (tenant, id) VALUES (" + tenant + ", " + number + ")"
                         + " ON CONFLICT DO NOTHING");
             }
             count("deleteAndInsertTarget");
@@ -370,8 +400,8 @@ class ChaosIT {
     private void truncate(Statement st, SplittableRandom r) throws SQLException {
         // the source of a count without a foreign key, of a path, of a sum, a min and a distinct count, of counts
         // fed by two associations, and the join table of published articles per tag
-        st.execute("TRUNCATE " + List.of("book", "review", "shop_line", "game", "article_tag", "friendly")
-                .get(r.nextInt(6)));
+        st.execute("TRUNCATE " + List.of("book", "review", "shop_line", "game", "article_tag", "friendly", "tenant_post")
+                .get(r.nextInt(7)));
         count("truncate");
     }
 }

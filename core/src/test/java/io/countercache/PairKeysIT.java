@@ -13,6 +13,7 @@ import java.util.List;
 
 import static io.countercache.BlogSchema.SEAT_GAMES;
 import static io.countercache.BlogSchema.SEAT_WINS;
+import static io.countercache.BlogSchema.TENANT_USER_POSTS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -106,28 +107,11 @@ class PairKeysIT {
         assertExact();
     }
 
-    /** A tenant keyed by a uuid: its users' keys of (tenant, id) do not fit 128 bits, so the library hashes them. */
-    private static final CounterDefinition USER_POSTS = new CounterDefinition("TenantUser.posts",
-            new TableName("public", "tenant_user"), "tenant", KeyType.UUID, "posts", "bigint",
-            new TableName("public", "tenant_post"), "tenant", "NOT hidden", null)
-            .withPair(new CounterDefinition.Pair(List.of("tenant", "id"), List.of("tenant", "user_id")));
-    private static final String TENANTS = """
-            CREATE TABLE tenant_user (tenant uuid, id bigint, PRIMARY KEY (tenant, id));
-            CREATE TABLE tenant_post (id bigserial PRIMARY KEY, tenant uuid, user_id bigint, hidden boolean NOT NULL
-                                      DEFAULT false, FOREIGN KEY (tenant, user_id) REFERENCES tenant_user
-                                      ON UPDATE CASCADE ON DELETE CASCADE);
-            INSERT INTO tenant_user SELECT ('00000000-0000-4000-8000-00000000000' || t)::uuid, u
-              FROM generate_series(1, 3) t, generate_series(1, 4) u;
-            """;
-    private static final String USER_MISMATCHES = "SELECT u.tenant, u.id, u.posts, r.n FROM tenant_user u,"
-            + " LATERAL (SELECT count(*) AS n FROM tenant_post p WHERE (p.tenant, p.user_id) = (u.tenant, u.id)"
-            + " AND NOT p.hidden) r WHERE u.posts <> r.n";
-
     private void assertUsersExact() {
         while (db.queryLong("SELECT countercache.rollup(1000)") > 0) {
             // until a round finds nothing
         }
-        assertThat(db.queryRows(USER_MISMATCHES)).as("(tenant, user, posts, recount)").isEmpty();
+        assertThat(db.queryRows(BlogSchema.PLAYER_MISMATCHES)).as("(counter, tenant user, posts, recount)").isEmpty();
         assertThat(db.queryRows("SELECT k.name, d.* FROM countercache.counter k, countercache.drift(k.id) d")).isEmpty();
     }
 
@@ -135,8 +119,8 @@ class PairKeysIT {
     @EnumSource(value = Strategy.class, names = {"QUEUE", "UNLOGGED", "DIRECT", "SLOTTED"})
     void aKeyWithAUuidPartIsHashedAndCountedThroughEveryChange(Strategy strategy) throws Exception {
         db = TestPostgres.newDatabase(PairKeysIT.class);
-        db.execute(TENANTS);
-        BlogSchema.install(db, List.of(USER_POSTS.withStrategy(strategy, 4)));
+        db.execute(BlogSchema.TABLES + BlogSchema.tenantUsers(4));
+        BlogSchema.install(db, List.of(TENANT_USER_POSTS.withStrategy(strategy, 4)));
         String tenant = "00000000-0000-4000-8000-000000000001";
         assertThat(db.queryRows("SELECT countercache_key FROM tenant_user WHERE tenant = '" + tenant + "' AND id = 2"))
                 .as("the database's digest is the one Java computes for exact reads by identifier")
@@ -144,7 +128,7 @@ class PairKeysIT {
 
         db.execute("INSERT INTO tenant_post (tenant, user_id) VALUES ('" + tenant + "', 2), ('" + tenant + "', 2),"
                 + " ('" + tenant + "', NULL), (NULL, 2)");   // either column NULL: no user
-        assertThat(db.queryRows("SELECT value::bigint FROM countercache.exact(" + USER_POSTS.id() + ", NULL,"
+        assertThat(db.queryRows("SELECT value::bigint FROM countercache.exact(" + TENANT_USER_POSTS.id() + ", NULL,"
                 + " ARRAY[countercache.digest_key('" + tenant + "', '2')])")).containsExactly(List.of("2"));
         assertUsersExact();
 
@@ -168,14 +152,14 @@ class PairKeysIT {
     @Test
     void aHashedKeyIsRecountedInBatchesThatReadTheWholeSource() throws Exception {
         db = TestPostgres.newDatabase(PairKeysIT.class);
-        db.execute(TENANTS);
-        BlogSchema.install(db, List.of(USER_POSTS));
+        db.execute(BlogSchema.TABLES + BlogSchema.tenantUsers(4));
+        BlogSchema.install(db, List.of(TENANT_USER_POSTS));
         db.execute("INSERT INTO tenant_post (tenant, user_id) SELECT ('00000000-0000-4000-8000-00000000000'"
                 + " || (1 + g % 3))::uuid, 1 + g % 4 FROM generate_series(1, 300) g");
         assertUsersExact();
         db.execute("UPDATE tenant_user SET posts = posts + 5 WHERE id = 2");
-        assertThat(db.queryRows("SELECT key FROM countercache.drift(" + USER_POSTS.id() + ")")).hasSize(3);
-        db.execute("SELECT countercache.request_recount(" + USER_POSTS.id() + ")");
+        assertThat(db.queryRows("SELECT key FROM countercache.drift(" + TENANT_USER_POSTS.id() + ")")).hasSize(3);
+        db.execute("SELECT countercache.request_recount(" + TENANT_USER_POSTS.id() + ")");
         db.execute("CALL countercache.run_recounts(2)");
         assertUsersExact();
     }
