@@ -683,14 +683,19 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CAST(pg_catalog.lpad(pg_catalog.to_hex(high), 16, '0') OPERATOR(pg_catalog.||)
             pg_catalog.lpad(pg_catalog.to_hex(low), 16, '0') AS pg_catalog.uuid);
 
--- The key of two parts of which one is a uuid (the other a uuid, a bigint or an integer), in their text forms: the
--- first 128 bits of the SHA-256 of "first/second" (neither form holds a '/'). Inlined and bound as pair_key is, and
--- for the same reason executable by anyone: the generated column of such a target computes it as the row's writer.
+-- The key of two parts of which one is not an integer (a uuid or a text), in their text forms: the first 128 bits of
+-- the SHA-256 of "first/second", with each '\' and '/' of a part escaped by a '\' (a text may hold them; the forms of
+-- a uuid and an integer do not, so their keys are the same as before text parts were kept), in UTF-8 whatever the
+-- client's encoding (as Java hashes them, CounterDefinition.Pair.key). Bound as pair_key is, and for the same reason
+-- executable by anyone: the generated column of such a target computes it as the row's writer. Not inlined (the
+-- conversion is stable), which costs a function call per key.
 CREATE OR REPLACE FUNCTION countercache.digest_key(first text, second text)
 RETURNS uuid
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CAST(pg_catalog.encode(pg_catalog.substr(pg_catalog.sha256(pg_catalog.textsend(
-                first OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||) second)), 1, 16), 'hex')
+RETURN CAST(pg_catalog.encode(pg_catalog.substr(pg_catalog.sha256(pg_catalog.convert_to(
+                pg_catalog.replace(pg_catalog.replace(first, E'\\', E'\\\\'), '/', E'\\/')
+                OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||)
+                pg_catalog.replace(pg_catalog.replace(second, E'\\', E'\\\\'), '/', E'\\/'), 'UTF8')), 1, 16), 'hex')
             AS pg_catalog.uuid);
 
 -- Whether counter c's key of two parts is a digest: one of the target's key columns is not an integer.
@@ -813,11 +818,20 @@ BEGIN
     END IF;
     FOR i IN 1 .. 2 LOOP
         t := countercache.column_type(c.target_schema, c.target_table, c.target_parts[i]);
-        IF t IS NULL OR t NOT IN ('integer'::regtype, 'bigint'::regtype, 'uuid'::regtype) THEN
+        IF t IS NULL OR t NOT IN ('integer'::regtype, 'bigint'::regtype, 'uuid'::regtype, 'text'::regtype,
+                                  'character varying'::regtype) THEN
             RETURN QUERY SELECT d || ': ' || format('key column %I.%I.%I is %s', c.target_schema, c.target_table,
                 c.target_parts[i], coalesce(t::text, 'missing')),
-                'a key of two columns is kept when each is an integer, a bigint or a uuid; give the entity such an'
-                || ' identifier';
+                'a key of two columns is kept when each is an integer, a bigint, a uuid, a text or a varchar; give'
+                || ' the entity such an identifier';
+        ELSIF NOT (SELECT coalesce(bool_and(co.collisdeterministic), true)
+                     FROM pg_attribute a JOIN pg_collation co ON co.oid = a.attcollation
+                    WHERE a.attrelid = format('%I.%I', c.target_schema, c.target_table)::regclass
+                      AND a.attname = c.target_parts[i]) THEN
+            -- a digest hashes the characters: keys that such a collation takes as equal would hash apart
+            RETURN QUERY SELECT d || ': ' || format('key column %I.%I.%I has a nondeterministic collation',
+                c.target_schema, c.target_table, c.target_parts[i]),
+                'give the key column a deterministic collation (the database''s default is one)';
         END IF;
         IF i = 2 AND to_regclass(format('%I.%I', c.source_schema, c.source_table)) IS NOT NULL THEN
             -- the first foreign key column is checked with every counter's (counter_problems)
@@ -3059,6 +3073,23 @@ RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
+    -- v: each column's new value, as the SET writes it and the WHERE compares it
+    WITH v AS (
+        SELECT u.col, u.i, u.r,
+               CASE WHEN u.r IS NULL
+                    THEN format('coalesce(t.%1$I, 0) + coalesce(d.d%2$s, 0)%3$s', u.col, u.i,
+                                CASE WHEN u.s > 0 THEN ' * 1e-' || u.s END)
+                    ELSE format('CASE WHEN d.d%2$s IS NULL THEN t.%1$I ELSE d.r%2$s END', u.col, u.i) END AS val
+          FROM unnest(columns, scales, coalesce(recomputes, array_fill(NULL::text, ARRAY[cardinality(columns)])))
+               WITH ORDINALITY AS u(col, s, r, i)
+    ), w AS (   -- whether a row's values or stamps change
+        SELECT format('((%s) IS DISTINCT FROM (%s)%s)',
+                      (SELECT string_agg(format('t.%I', v.col), ', ' ORDER BY v.i) FROM v),
+                      (SELECT string_agg(v.val, ', ' ORDER BY v.i) FROM v),
+                      (SELECT string_agg(format(' OR coalesce(d.d%s, 0) <> 0', u.i), '' ORDER BY u.i)
+                         FROM unnest(touches) WITH ORDINALITY AS u(col, i) WHERE u.col IS NOT NULL)) AS changed,
+               EXISTS (SELECT FROM v WHERE v.r IS NOT NULL) AS recomputes
+    )
     SELECT format(
         $q$WITH q AS (
                SELECT q.id, q.counter_id, q.%4$I AS k, q.delta, q.enqueued_at, q.n
@@ -3066,7 +3097,7 @@ AS $fn$
                              $9::bigint[]) AS q(id, counter_id, target_id, target_uuid, delta, enqueued_at, n)
                 WHERE q.counter_id = ANY ($7) AND ($8::text IS NULL OR q.%4$I::text = $8)
            ), d AS (
-               SELECT q.k, %5$s FROM q GROUP BY q.k
+               SELECT d.*%10$s FROM (SELECT q.k, %5$s FROM q GROUP BY q.k) d
            ), locked AS (
                -- each key's sums beside its row, locked: joined through the row's index, key by key, so that the
                -- update below needs no join between two lists (whose sizes the planner cannot know)
@@ -3074,13 +3105,14 @@ AS $fn$
                   FOR NO KEY UPDATE OF t SKIP LOCKED
            ), applied AS (
                UPDATE %1$I.%2$I t SET %6$s
-                 FROM locked d WHERE %9$s
-               RETURNING t.%3$I AS k
+                 FROM locked d WHERE %9$s AND %11$s
+           ), held AS (
+               %12$s
            ), busy AS (
                SELECT t.%3$I AS k FROM %1$I.%2$I t
-                WHERE t.%3$I IN (SELECT d.k FROM d WHERE d.k NOT IN (SELECT l.k FROM locked l))
+                WHERE t.%3$I IN (SELECT d.k FROM d WHERE d.k NOT IN (SELECT h.k FROM held h))
            ), fate AS (
-               SELECT q.*, q.k IN (SELECT a.k FROM applied a) AS applied, q.k IN (SELECT b.k FROM busy b) AS busy
+               SELECT q.*, q.k IN (SELECT h.k FROM held h) AS applied, q.k IN (SELECT b.k FROM busy b) AS busy
                  FROM q
            ), requeued AS (
                INSERT INTO countercache.delta (id, counter_id, %4$I, delta, enqueued_at) OVERRIDING SYSTEM VALUE
@@ -3096,23 +3128,30 @@ AS $fn$
         CASE WHEN key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
         (SELECT string_agg(format('sum(q.delta) FILTER (WHERE q.counter_id = %s) AS d%s', c, i), ', ' ORDER BY i)
            FROM unnest(counters) WITH ORDINALITY AS u(c, i)),
-        (SELECT string_agg(CASE WHEN u.r IS NULL
-                                THEN format('%1$I = coalesce(t.%1$I, 0) + coalesce(d.d%2$s, 0)%3$s', u.col, u.i,
-                                            CASE WHEN u.s > 0 THEN ' * 1e-' || u.s END)
-                                ELSE format('%1$I = CASE WHEN d.d%2$s IS NULL THEN t.%1$I ELSE %3$s END', u.col, u.i, u.r) END,
-                           ', ' ORDER BY u.i)
-           FROM unnest(columns, scales, coalesce(recomputes, array_fill(NULL::text, ARRAY[cardinality(columns)])))
-                WITH ORDINALITY AS u(col, s, r, i)) || countercache.touch_sql(touches, 'd'),
+        (SELECT string_agg(format('%I = %s', v.col, v.val), ', ' ORDER BY v.i) FROM v) || countercache.touch_sql(touches, 'd'),
         CASE WHEN with_keys THEN 'jsonb_agg(DISTINCT f.k) FILTER (WHERE f.applied)' ELSE 'NULL::jsonb' END,
-        CASE WHEN NOT EXISTS (SELECT FROM unnest(recomputes) r WHERE r IS NOT NULL) THEN ''
-             ELSE format(E'\n                WHERE t.%I = ANY ($%s)', target_key, CASE WHEN key_type = 'uuid' THEN 11 ELSE 10 END) END,
+        -- a table that recomputes locks, of the keys its round holds, only the rows whose values change: the round
+        -- holds every row of those keys already (a new link of an article recomputes every link of it, and all but
+        -- the new one keep their values)
+        CASE WHEN NOT w.recomputes THEN ''
+             ELSE format(E'\n                WHERE t.%I = ANY ($%s) AND %s', target_key,
+                         CASE WHEN key_type = 'uuid' THEN 11 ELSE 10 END, w.changed) END,
         -- a table that recomputes updates the rows it locked, by their ctid (which no one else can change while it
         -- holds them): a key of a recomputed count may have rows that arrived since the locking statement, which carry
         -- touches of their own, and one of them may be held by a writer, which must not be waited for (locking such a
         -- row here may still meet the one wait SKIP LOCKED does not skip, bounded by lock_timeout, as for any row)
         -- (a TID scan of the locked rows, then a join on ctid: a join on ctid alone would scan the table per row)
-        CASE WHEN NOT EXISTS (SELECT FROM unnest(recomputes) r WHERE r IS NOT NULL) THEN format('t.%I = d.k', target_key)
-             ELSE 't.ctid = ANY (ARRAY(SELECT l.rid FROM locked l)) AND t.ctid = d.rid' END)
+        CASE WHEN NOT w.recomputes THEN format('t.%I = d.k', target_key)
+             ELSE 't.ctid = ANY (ARRAY(SELECT l.rid FROM locked l)) AND t.ctid = d.rid' END,
+        -- a recomputed value, once per key (a recomputed count's key has a row per link: the links of one article)
+        (SELECT string_agg(format(', CASE WHEN d.d%s IS NOT NULL THEN %s END AS r%1$s', v.i, v.r), '' ORDER BY v.i)
+           FROM v WHERE v.r IS NOT NULL),
+        -- a row is written only when a value or a stamp changes
+        w.changed,
+        -- the keys applied: those whose rows it locked, or for a table that recomputes, those its round holds
+        CASE WHEN NOT w.recomputes THEN 'SELECT l.k FROM locked l'
+             ELSE format('SELECT d.k FROM d WHERE d.k = ANY ($%s)', CASE WHEN key_type = 'uuid' THEN 11 ELSE 10 END) END)
+      FROM w
 $fn$;
 
 -- Version 6's contract, for a round of version 4 to 6 in flight while version 7 installs: no touches.
@@ -3254,9 +3293,9 @@ $fn$;
 -- statement, whose snapshot is taken after that one ends, applies to those rows only; the others are busy, and
 -- their touches go back to the queue. A touch applied twice recomputes twice: touches never need to be exact, only
 -- present (InterleavingsIT, ExtremesIT). A recomputed count's key may have several rows (the links of one article):
--- it is held only when every row of it that the locking statement sees is locked, and the applying statement updates
--- those rows by ctid; a row that arrives later carries a touch of its own, which this round did not claim
--- (MirrorsIT).
+-- it is held only when every row of it that the locking statement sees is locked, and the applying statement updates,
+-- by ctid, those of its rows whose value changes (a new link recomputes every link of its article, and the others
+-- keep theirs); a row that arrives later carries a touch of its own, which this round did not claim (MirrorsIT).
 -- The lane of a queued delta's target among lanes: a hash of its key, from 0 to lanes - 1. Called for every row a
 -- claim in lanes reads, so it has no SET clause and is inlined; its body is SQL-standard, bound to the objects it
 -- names when created, each named with pg_catalog., as bucket_key's.
@@ -4199,7 +4238,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'a66f3e4c5deef3bc' $fn$;
+AS $fn$ SELECT 'cf0d17e07176ebf2' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

@@ -85,21 +85,26 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
         }
 
         /**
-         * The key of the row whose two key columns hold these values ({@code Long}, {@code Integer} or {@code UUID}):
-         * packed when both are integers, else as {@code countercache.digest_key} hashes their text forms.
+         * The key of the row whose two key columns hold these values ({@code Long}, {@code Integer}, {@code UUID} or
+         * {@code String}): packed when both are integers, else as {@code countercache.digest_key} hashes their text
+         * forms (each {@code \} and {@code /} of a part escaped by a {@code \}, in UTF-8).
          */
         public static java.util.UUID key(Object first, Object second) {
             if (first instanceof Number a && second instanceof Number b) {
                 return key(a.longValue(), b.longValue());
             }
             try {
-                byte[] digest = MessageDigest.getInstance("SHA-256").digest((first + "/" + second)
+                byte[] digest = MessageDigest.getInstance("SHA-256").digest((escaped(first) + "/" + escaped(second))
                         .getBytes(StandardCharsets.UTF_8));
                 java.nio.ByteBuffer bits = java.nio.ByteBuffer.wrap(digest);
                 return new java.util.UUID(bits.getLong(), bits.getLong());
             } catch (NoSuchAlgorithmException e) {
                 throw new IllegalStateException("SHA-256 is missing from this JVM", e);
             }
+        }
+
+        private static String escaped(Object part) {
+            return part.toString().replace("\\", "\\\\").replace("/", "\\/");
         }
     }
 

@@ -22,14 +22,19 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CAST(pg_catalog.lpad(pg_catalog.to_hex(high), 16, '0') OPERATOR(pg_catalog.||)
             pg_catalog.lpad(pg_catalog.to_hex(low), 16, '0') AS pg_catalog.uuid);
 
--- The key of two parts of which one is a uuid (the other a uuid, a bigint or an integer), in their text forms: the
--- first 128 bits of the SHA-256 of "first/second" (neither form holds a '/'). Inlined and bound as pair_key is, and
--- for the same reason executable by anyone: the generated column of such a target computes it as the row's writer.
+-- The key of two parts of which one is not an integer (a uuid or a text), in their text forms: the first 128 bits of
+-- the SHA-256 of "first/second", with each '\' and '/' of a part escaped by a '\' (a text may hold them; the forms of
+-- a uuid and an integer do not, so their keys are the same as before text parts were kept), in UTF-8 whatever the
+-- client's encoding (as Java hashes them, CounterDefinition.Pair.key). Bound as pair_key is, and for the same reason
+-- executable by anyone: the generated column of such a target computes it as the row's writer. Not inlined (the
+-- conversion is stable), which costs a function call per key.
 CREATE OR REPLACE FUNCTION countercache.digest_key(first text, second text)
 RETURNS uuid
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CAST(pg_catalog.encode(pg_catalog.substr(pg_catalog.sha256(pg_catalog.textsend(
-                first OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||) second)), 1, 16), 'hex')
+RETURN CAST(pg_catalog.encode(pg_catalog.substr(pg_catalog.sha256(pg_catalog.convert_to(
+                pg_catalog.replace(pg_catalog.replace(first, E'\\', E'\\\\'), '/', E'\\/')
+                OPERATOR(pg_catalog.||) '/' OPERATOR(pg_catalog.||)
+                pg_catalog.replace(pg_catalog.replace(second, E'\\', E'\\\\'), '/', E'\\/'), 'UTF8')), 1, 16), 'hex')
             AS pg_catalog.uuid);
 
 -- Whether counter c's key of two parts is a digest: one of the target's key columns is not an integer.
@@ -152,11 +157,20 @@ BEGIN
     END IF;
     FOR i IN 1 .. 2 LOOP
         t := countercache.column_type(c.target_schema, c.target_table, c.target_parts[i]);
-        IF t IS NULL OR t NOT IN ('integer'::regtype, 'bigint'::regtype, 'uuid'::regtype) THEN
+        IF t IS NULL OR t NOT IN ('integer'::regtype, 'bigint'::regtype, 'uuid'::regtype, 'text'::regtype,
+                                  'character varying'::regtype) THEN
             RETURN QUERY SELECT d || ': ' || format('key column %I.%I.%I is %s', c.target_schema, c.target_table,
                 c.target_parts[i], coalesce(t::text, 'missing')),
-                'a key of two columns is kept when each is an integer, a bigint or a uuid; give the entity such an'
-                || ' identifier';
+                'a key of two columns is kept when each is an integer, a bigint, a uuid, a text or a varchar; give'
+                || ' the entity such an identifier';
+        ELSIF NOT (SELECT coalesce(bool_and(co.collisdeterministic), true)
+                     FROM pg_attribute a JOIN pg_collation co ON co.oid = a.attcollation
+                    WHERE a.attrelid = format('%I.%I', c.target_schema, c.target_table)::regclass
+                      AND a.attname = c.target_parts[i]) THEN
+            -- a digest hashes the characters: keys that such a collation takes as equal would hash apart
+            RETURN QUERY SELECT d || ': ' || format('key column %I.%I.%I has a nondeterministic collation',
+                c.target_schema, c.target_table, c.target_parts[i]),
+                'give the key column a deterministic collation (the database''s default is one)';
         END IF;
         IF i = 2 AND to_regclass(format('%I.%I', c.source_schema, c.source_table)) IS NOT NULL THEN
             -- the first foreign key column is checked with every counter's (counter_problems)

@@ -40,7 +40,7 @@ final class PackedKeys {
             Object[] parts = new Object[2];
             for (int i = 0; i < 2; i++) {
                 int at = columns.indexOf(counter.pair().targetColumns().get(i).toLowerCase(Locale.ROOT));
-                if (at < 0 || !(values[at] instanceof Number || values[at] instanceof UUID)) {
+                if (at < 0 || !(values[at] instanceof Number || values[at] instanceof UUID || values[at] instanceof String)) {
                     throw new CounterCacheException(persister.getEntityName() + " id " + id + " has no "
                             + counter.pair().targetColumns().get(i));
                 }

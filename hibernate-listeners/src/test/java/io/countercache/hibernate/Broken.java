@@ -37,6 +37,9 @@ public class Broken {
     @CounterCache(source = Remark.class, via = "post", bucket = "status", period = "1 day")
     long bucketOfASingleKey;
 
+    @CounterCache(source = Remark.class, via = "quotedPost.post", bucket = "status", period = "1 day")
+    long bucketAlongAPath;
+
     @CounterCache(source = Remark.class, via = "post.nothing")
     long badPath;
 

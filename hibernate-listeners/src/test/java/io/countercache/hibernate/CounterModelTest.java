@@ -124,7 +124,7 @@ class CounterModelTest {
     void everyBadDeclarationIsReportedWithTheFieldAndTheFix() {
         assertThatThrownBy(() -> EntityModel.counters(List.of(Post.class, Remark.class, Broken.class), Map.of()))
                 .isInstanceOf(CounterCacheException.class)
-                .hasMessageContaining("24 @CounterCache and @CounterLimit problems")
+                .hasMessageContaining("25 @CounterCache and @CounterLimit problems")
                 .hasMessageContaining("@CounterCache on Broken.primitiveMax: the field is long, which cannot be null when"
                         + " no row counts; declare it as Long (boxed)")
                 .hasMessageContaining("@CounterCache on Broken.textMax: the field is String; a min or max keeps a Long,"
@@ -170,7 +170,11 @@ class CounterModelTest {
                 .hasMessageContaining("@CounterCache on Broken.directBucket: strategy DIRECT cannot keep a counter per"
                         + " bucket")
                 .hasMessageContaining("@CounterCache on Broken.bucketOfASingleKey: Broken's identifier is not a parent"
-                        + " and a period's start; give it two parts with @IdClass or @EmbeddedId: a many-to-one to Post");
+                        + " and a period's start; give it two parts with @IdClass or @EmbeddedId: a many-to-one to Post")
+                .hasMessageContaining("@CounterCache on Broken.bucketAlongAPath: a counter per bucket counts through one"
+                        + " many-to-one of the source, not along a path (via = \"quotedPost.post\"); keep the buckets of"
+                        + " the first step (via = \"quotedPost\", on a bucket entity of quotedPost's entity) and sum"
+                        + " them along the path in a query, or give the source a many-to-one to the parent");
     }
 
     @Test
@@ -199,10 +203,10 @@ class CounterModelTest {
                 .hasMessageContaining("@CounterCache on Ship.paidCrews: the links of public.crew_ships keep a where on"
                         + " their ships_id side already (for Crew.bigShips)")
                 .hasMessageContaining("count this side's links without where, or map the join table as an entity");
-        assertThatThrownBy(() -> EntityModel.counters(List.of(Quay.class, Quay.Crane.class), Map.of()))
-                .hasMessageContaining("@CounterCache on Quay.cranes: Quay has a composite identifier of other parts"
-                        + " than two Long, Integer or UUID columns; counters need a single-column Long, Integer or UUID"
-                        + " identifier, two such columns (@IdClass or @EmbeddedId), or a bucket");
+        assertThatThrownBy(() -> EntityModel.counters(List.of(Jetty.class, Jetty.Dinghy.class), Map.of()))
+                .hasMessageContaining("@CounterCache on Jetty.dinghies: Jetty has a composite identifier of other parts"
+                        + " than two Long, Integer, UUID or String columns; counters need a single-column Long, Integer"
+                        + " or UUID identifier, two such columns or Strings (@IdClass or @EmbeddedId), or a bucket");
     }
 
     @Test

@@ -17,14 +17,14 @@ import static org.assertj.core.api.Assertions.tuple;
 /**
  * Counters of entities keyed by two columns: {@link Membership} ({@code @IdClass}, a many-to-one of
  * {@link Contribution} whose join columns are declared in the other order) and {@link Edition} ({@code @EmbeddedId},
- * Hibernate's default join columns from {@link Sale}), and {@link Berth}, keyed by a Long and a UUID, whose key the
- * library hashes. Writes through Hibernate, bulk JPQL and native SQL, exact reads by the entity's identifier, and a
+ * Hibernate's default join columns from {@link Sale}), and {@link Berth} and {@link Quay}, keyed by a Long and a UUID
+ * or a String, whose keys the library hashes. Writes through Hibernate, bulk JPQL and native SQL, exact reads by the entity's identifier, and a
  * member whose key changes, all end equal to a recount.
  */
 class HibernatePairKeysIT {
 
     private static final List<Class<?>> MODEL = List.of(Membership.class, Contribution.class, Edition.class, Sale.class,
-            Berth.class, Berth.Boat.class);
+            Berth.class, Berth.Boat.class, Quay.class, Quay.Crane.class);
     private static TestDatabase db;
     private static EntityManagerFactory emf;
 
@@ -109,7 +109,7 @@ class HibernatePairKeysIT {
         List<Object[]> sales = emf.callInTransaction(em -> em.createQuery("SELECT e.id.language, e.sales FROM Edition e"
                 + " ORDER BY 1", Object[].class).getResultList());
         assertThat(sales).containsExactly(new Object[] {1, 2L}, new Object[] {2, 1L});
-        assertThat(EntityModel.counters(MODEL, Map.of())).hasSize(4);
+        assertThat(EntityModel.counters(MODEL, Map.of())).hasSize(5);
         assertThat(db.queryRows("SELECT k.name, d.* FROM countercache.counter k, countercache.drift(k.id) d")).isEmpty();
     }
 
@@ -143,6 +143,39 @@ class HibernatePairKeysIT {
         rollUp();
         assertThat(db.queryRows("SELECT slot, boats FROM berth ORDER BY slot"))
                 .containsExactly(List.of(north.toString(), "1"), List.of(south.toString(), "2"));
+        assertThat(db.queryRows("SELECT k.name, d.* FROM countercache.counter k, countercache.drift(k.id) d")).isEmpty();
+        assertThat(db.queryRows("SELECT * FROM countercache.installed_problems()")).isEmpty();
+    }
+
+    @Test
+    void cranesCountForTheQuayOfAKeyWithATextPartWhichTheLibraryHashes() {
+        // names with the digest's separator, its escape, and letters beyond ASCII
+        List<Quay.Key> quays = List.of(new Quay.Key(8L, "dock/1"), new Quay.Key(1L, "dock"),
+                new Quay.Key(8L, "S\u00fcd\\kai"));
+        emf.runInTransaction(em -> {
+            for (Quay.Key key : quays) {
+                Quay q = new Quay();
+                q.harbour = key.harbour();
+                q.name = key.name();
+                em.persist(q);
+            }
+            for (long id = 1; id <= 6; id++) {
+                Quay.Crane c = new Quay.Crane();
+                c.id = id;
+                c.quay = em.find(Quay.class, quays.get(id <= 3 ? 0 : 1));
+                em.persist(c);
+            }
+        });
+        Map<Quay.Key, Long> exact = emf.callInTransaction(em -> CounterCaches.exact(em, Quay.class, "cranes", quays));
+        assertThat(exact).as("the key the entity's identifier hashes to in Java is the one the database keeps")
+                .containsExactly(Map.entry(quays.get(0), 3L), Map.entry(quays.get(1), 3L), Map.entry(quays.get(2), 0L));
+        db.execute("UPDATE crane SET quay_harbour = 8, quay_name = 'S\u00fcd\\kai' WHERE id = 4;"   // by SQL
+                + "DELETE FROM crane WHERE id = 6");
+        emf.runInTransaction(em -> em.createQuery("UPDATE Crane c SET c.quay = NULL WHERE c.id = 2")
+                .executeUpdate());
+        rollUp();
+        assertThat(db.queryRows("SELECT harbour, name, cranes FROM quay ORDER BY 1, 3")).containsExactly(
+                List.of("1", "dock", "1"), List.of("8", "S\u00fcd\\kai", "1"), List.of("8", "dock/1", "2"));
         assertThat(db.queryRows("SELECT k.name, d.* FROM countercache.counter k, countercache.drift(k.id) d")).isEmpty();
         assertThat(db.queryRows("SELECT * FROM countercache.installed_problems()")).isEmpty();
     }

@@ -7,7 +7,7 @@ import jakarta.persistence.IdClass;
 
 import java.io.Serializable;
 
-/** A quay keyed by a harbour and a name: a text part, which keys of two columns do not take, so its counter is refused. */
+/** A quay keyed by a harbour and a name: a text part, which the library hashes with the other into one key. */
 @Entity
 @IdClass(Quay.Key.class)
 public class Quay {
@@ -26,7 +26,8 @@ public class Quay {
     long cranes;
 
     /** A crane on a quay. */
-    @Entity
+    @Entity(name = "Crane")
+    @jakarta.persistence.Table(name = "crane")
     public static class Crane {
         @Id
         Long id;

@@ -509,7 +509,14 @@ public final class CounterModel {
             throw fail(who, "a counter per bucket counts through one association (via = \"" + via(cc) + "\");"
                     + " declare one counter per association");
         }
-        if (cc.source() == void.class || via(cc).isBlank() || via(cc).contains(".")) {
+        if (via(cc).contains(".")) {
+            String first = via(cc).substring(0, via(cc).indexOf('.'));
+            throw fail(who, "a counter per bucket counts through one many-to-one of the source, not along a path"
+                    + " (via = \"" + via(cc) + "\"); keep the buckets of the first step (via = \"" + first + "\", on a"
+                    + " bucket entity of " + first + "'s entity) and sum them along the path in a query, or give the"
+                    + " source a many-to-one to the parent");
+        }
+        if (cc.source() == void.class || via(cc).isBlank()) {
             throw fail(who, "a counter per bucket names source and via, a many-to-one of the source pointing at the"
                     + " parent (source = Comment.class, via = \"article\")");
         }
@@ -558,9 +565,9 @@ public final class CounterModel {
     }
 
     /**
-     * A count or sum of a target whose identifier is two Long, Integer or UUID columns (an @IdClass or @EmbeddedId, as
-     * (tenant_id, id)), through a many-to-one of the source that joins on both: the library packs the two into one
-     * key, or hashes them when one is a UUID (CounterDefinition.Pair).
+     * A count or sum of a target whose identifier is two Long, Integer, UUID or String columns (an @IdClass or
+     * @EmbeddedId, as (tenant_id, id)), through a many-to-one of the source that joins on both: the library packs the
+     * two into one key, or hashes them when one is not an integer (CounterDefinition.Pair).
      */
     private static CounterDefinition pairCounter(Metadata metadata, PersistentClass target, String who,
                                                  CounterCache cc, Property counter, String columnType, String extreme,
@@ -569,11 +576,12 @@ public final class CounterModel {
                 : target.getIdentifier() instanceof Component c ? c : null;
         List<Property> parts = id == null ? List.of() : id.getProperties();
         if (target.getKey().getColumnSpan() != 2 || parts.size() != 2 || parts.stream().anyMatch(p ->
-                p.getValue().getColumnSpan() != 1 || keyType(p.getType().getReturnedClass()) == null)) {
-            throw fail(who, simpleName(target) + " has a composite identifier of other parts than two Long, Integer"
-                    + " or UUID columns; counters need a single-column Long, Integer or UUID identifier, two such"
-                    + " columns (@IdClass or @EmbeddedId), or a bucket (bucket = \"createdAt\", period = \"1 day\")"
-                    + " for an identifier of a parent and a period's start");
+                p.getValue().getColumnSpan() != 1 || (keyType(p.getType().getReturnedClass()) == null
+                        && p.getType().getReturnedClass() != String.class))) {
+            throw fail(who, simpleName(target) + " has a composite identifier of other parts than two Long, Integer,"
+                    + " UUID or String columns; counters need a single-column Long, Integer or UUID identifier, two"
+                    + " such columns or Strings (@IdClass or @EmbeddedId), or a bucket (bucket = \"createdAt\","
+                    + " period = \"1 day\") for an identifier of a parent and a period's start");
         }
         if (extreme != null || !cc.distinct().isBlank() || !cc.collection().isBlank() || cc.via().length > 1
                 || via(cc).contains(".")) {
