@@ -479,10 +479,10 @@ public final class BenchmarkSuite {
                 return;
             }
             body.append(String.format(Locale.ROOT, "%nThe rollup: %,d deltas queued for a count and then for the %s"
-                    + " (100,000 articles, 1,000,000 comments), each target's deltas spread through the queue, drained"
+                    + " (%,d articles, %,d comments), each target's deltas spread through the queue, drained"
                     + " alone with rounds of 100,000. %s%n%n"
                     + "| per target | count deltas/s | %s deltas/s | %s / count |%n|---:|---:|---:|---:|%n", e.deltas(), what,
-                    e.kind().rollupNote(), what, what));
+                    e.deltas(), 10 * e.deltas(), e.kind().rollupNote(), what, what));
             e.rollup().forEach((fold, r) -> body.append(String.format(Locale.ROOT, "| %,d | %,.0f | %,.0f | %.2fx |%n",
                     fold, r[0], r[1], r[1] / r[0])));
             goals(what, e);
