@@ -107,12 +107,23 @@ class FeedsIT {
         assertThat(db.queryLong("SELECT games FROM player WHERE id = 2")).isEqualTo(20);
     }
 
-    /** The DDL guard reads every foreign key of a counter: renaming the second one breaks both counters. */
+    /**
+     * The DDL guard reads every foreign key of a counter: renaming the second one breaks both counters, and dropping
+     * both breaks them still, counted once each.
+     */
     @Test
     void renamingTheSecondForeignKeyIsRefusedByTheDdlGuard() throws Exception {
         install(Strategy.QUEUE);
         assertThatThrownBy(() -> db.executeInTransaction("ALTER TABLE game RENAME COLUMN opponent_id TO rival_id"))
                 .hasMessageContaining("countercache: ALTER TABLE would break 2 counters:")
+                .hasMessageContaining("@CounterCache on Player.games: foreign key column public.game.opponent_id is"
+                        + " missing");
+        // both foreign keys dropped: two problems of each counter, and still two counters (the count said four)
+        assertThatThrownBy(() -> db.executeInTransaction("ALTER TABLE game DROP COLUMN challenger_id,"
+                + " DROP COLUMN opponent_id"))
+                .hasMessageContaining("countercache: ALTER TABLE would break 2 counters:")
+                .hasMessageContaining("@CounterCache on Player.games: foreign key column public.game.challenger_id is"
+                        + " missing")
                 .hasMessageContaining("@CounterCache on Player.games: foreign key column public.game.opponent_id is"
                         + " missing");
     }

@@ -2942,6 +2942,7 @@ DECLARE
     touched text[];   -- the tables the statement altered or dropped, as schema.table
     problems text[];
     fixes text[];
+    broken integer;   -- the counters in the way (a counter may have several problems)
 BEGIN
     IF current_setting('countercache.ddl_guard', true) = 'off'
        OR to_regclass('countercache.counter') IS NULL
@@ -2970,12 +2971,13 @@ BEGIN
           JOIN pg_class r ON r.oid = c.objid JOIN pg_namespace n ON n.oid = r.relnamespace
          WHERE c.classid = 'pg_class'::regclass;
     END IF;
-    SELECT array_agg(f.problem ORDER BY f.counter, f.problem), array_agg(f.fix ORDER BY f.counter, f.problem)
-      INTO problems, fixes
+    SELECT array_agg(f.problem ORDER BY f.counter, f.problem), array_agg(f.fix ORDER BY f.counter, f.problem),
+           count(DISTINCT f.counter)
+      INTO problems, fixes, broken
       FROM countercache.installed_problems(coalesce(touched, '{}')) f;
     IF cardinality(problems) > 0 THEN
-        RAISE EXCEPTION 'countercache: % would break % counter%:%', TG_TAG, cardinality(problems),
-            CASE WHEN cardinality(problems) > 1 THEN 's' ELSE '' END,
+        RAISE EXCEPTION 'countercache: % would break % counter%:%', TG_TAG, broken,
+            CASE WHEN broken > 1 THEN 's' ELSE '' END,
             countercache.problem_list(problems, fixes)
             USING ERRCODE = 'dependent_objects_still_exist',
                   HINT = 'to change the column or table with its entity on purpose: SET LOCAL countercache.ddl_guard = off '
@@ -2999,6 +3001,7 @@ DECLARE
     touched text[];
     problems text[];
     fixes text[];
+    broken integer;   -- the counters in the way (a counter may have several problems)
 BEGIN
     IF current_setting('countercache.ddl_guard', true) = 'off'
        AND pg_has_role(session_user, (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'countercache'), 'USAGE') THEN
@@ -4235,7 +4238,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'cf0d17e07176ebf2' $fn$;
+AS $fn$ SELECT 'c95f88bd58fbd8a7' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
