@@ -164,8 +164,9 @@ class PairKeysIT {
         assertUsersExact();
     }
 
-    @Test
-    void aKeyWithATextPartIsHashedWithEachSeparatorEscaped() throws Exception {
+    @ParameterizedTest
+    @EnumSource(value = Strategy.class, names = {"QUEUE", "UNLOGGED", "DIRECT", "SLOTTED"})
+    void aKeyWithATextPartIsHashedWithEachSeparatorEscaped(Strategy strategy) throws Exception {
         db = TestPostgres.newDatabase(PairKeysIT.class);
         db.execute(BlogSchema.TABLES + "CREATE TABLE named_seat (league text, player varchar(20), games bigint NOT NULL"
                 + " DEFAULT 0, PRIMARY KEY (league, player));"
@@ -173,7 +174,8 @@ class PairKeysIT {
                 + " player) REFERENCES named_seat ON UPDATE CASCADE ON DELETE SET NULL");
         CounterDefinition named = new CounterDefinition("NamedSeat.games", new TableName("public", "named_seat"),
                 "league", KeyType.UUID, "games", "bigint", BlogSchema.GAME, "league", null, null)
-                .withPair(new CounterDefinition.Pair(List.of("league", "player"), List.of("league", "player")));
+                .withPair(new CounterDefinition.Pair(List.of("league", "player"), List.of("league", "player")))
+                .withStrategy(strategy, 4);
         BlogSchema.install(db, List.of(named));
         // joined by '/' as they are, the first two keys would read alike; escaped, neither does, nor the third
         List<List<String>> seats = List.of(List.of("a/b", "c"), List.of("a", "b/c"), List.of("a\\", "/c"),
