@@ -10,6 +10,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -267,5 +269,47 @@ class InterleavingsIT {
         app.run("COMMIT");
         writer.run("COMMIT");
         assertExact();
+    }
+
+    /**
+     * A table whose value one key refuses is retried key by key, each try in a subtransaction of its own. The first
+     * try's rollback released the locks its locking statement took, so each try locks its key again: here an
+     * application takes article 2 in between, and article 2's deltas must go back to the queue. When the tries
+     * reused the first locking statement's keys, article 2 counted as held, its deltas were consumed, and its row,
+     * which the application held, was never written. Article 1's every update waits on an advisory lock of its own
+     * (a sequence numbers the tries, which no rollback takes back) and is then refused, so the test knows where the
+     * round is.
+     */
+    @Test
+    void aKeyRetriedAfterAnotherKeysRefusalIsLockedAgainBeforeItCountsAsApplied() throws Exception {
+        db.execute("CREATE SEQUENCE try_number;"
+                // the round's lock_timeout would give the table back at once: the trigger waits as long as it takes
+                + "CREATE FUNCTION refuse_article_1() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER"
+                + " SET lock_timeout = 0 AS $$ BEGIN"
+                + " PERFORM pg_advisory_xact_lock_shared(41 + nextval('public.try_number'));"
+                + " RAISE EXCEPTION 'article 1 refuses every value'; END $$;"
+                + "CREATE TRIGGER refuse_article_1 BEFORE UPDATE ON blog_article FOR EACH ROW WHEN (NEW.id = 1)"
+                + " EXECUTE FUNCTION refuse_article_1();"
+                + comment(1) + ";" + comment(2) + ";" + comment(2));
+        Session gate = sessions.open("gate"), rollup = sessions.open("rollup"), app = sessions.open("app");
+        gate.run("SELECT pg_advisory_lock(42), pg_advisory_lock(43)");
+        Step round = rollup.start("SELECT countercache.rollup(100)");
+        sessions.awaitWaiting(rollup);          // the first try, at article 1: it holds article 2 locked
+        Step take = app.start("BEGIN; SELECT 1 FROM blog_article WHERE id = 2 FOR UPDATE");
+        sessions.awaitWaiting(app);
+        gate.run("SELECT pg_advisory_unlock(42)");   // the first try is refused and rolled back...
+        take.await();                                 // ...which hands article 2 to the application
+        sessions.awaitWaiting(rollup);          // the retry of article 1, before article 2's
+        gate.run("SELECT pg_advisory_unlock(43)");
+        round.await();
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.delta WHERE target_id = 2"))
+                .as("article 2's deltas, back in the queue while the application holds it").isPositive();
+        app.run("COMMIT");
+        db.execute("DROP TRIGGER refuse_article_1 ON blog_article");
+        while (db.queryLong("SELECT countercache.rollup(100)") > 0) {
+            // until the queue is empty
+        }
+        assertThat(db.queryRows("SELECT total_comments, most_likes FROM blog_article WHERE id = 2"))
+                .containsExactly(List.of("2", "2"));
     }
 }

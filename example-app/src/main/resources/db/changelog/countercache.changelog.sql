@@ -667,7 +667,7 @@ $fn$;
 --   a counter per bucket (buckets.sql): a parent and the start of a period, in seconds since the epoch;
 --   a counter of a target with a two-column key (target_parts, as (tenant_id, id)), which its source points at with
 --   two foreign key columns (source_parts, the first of them source_fk).
--- Two integer parts fit the 128 bits side by side. A part that is a uuid does not: such a key is a digest of both parts
+-- Two integer parts fit the 128 bits side by side. A part that is a uuid or a text does not: such a key is a digest of both parts
 -- instead (digest_key, the first 128 bits of their SHA-256), which two keys share with a chance of about 2^-128 per
 -- pair; the unique index on the column refuses the second of two target rows that would, so a collision can fail an
 -- insert loudly but never merge two rows' counts.
@@ -3061,7 +3061,8 @@ $guard$;
 -- per counter and key, as arrays ($1 first ids, $2 counters, $3 bigint keys, $4 uuid keys, $5 sums, $6 first enqueue
 -- times, $9 how many deltas each folds); $7 the counters of this table to apply, $8 one key (as text) to restrict
 -- to, or NULL. The sums of busy rows go back to the queue under their first ids.
--- It returns one jsonb array: per counter, the deltas it consumed (n) and, when with_keys, the keys it touched (k).
+-- It returns one jsonb array: per counter, the deltas it consumed (n) and, when with_keys, the keys it applied (k;
+-- a key whose values stayed as they were is among them).
 -- One value, so that a statement that fails part way has reported nothing.
 -- recomputes holds, per counter, NULL for a count or sum (the column adds its folded sum) or, for a min, a max or a
 -- recomputed count, the expression that recomputes the column from the source (extreme_sql): its folded deltas are
@@ -3299,6 +3300,9 @@ $fn$;
 -- it is held only when every row of it that the locking statement sees is locked, and the applying statement updates,
 -- by ctid, those of its rows whose value changes (a new link recomputes every link of its article, and the others
 -- keep theirs); a row that arrives later carries a touch of its own, which this round did not claim (MirrorsIT).
+-- A key retried alone after another key's refused value (see Poison) is locked again, by the same locking statement,
+-- in the retry's own subtransaction: the first try's rollback released its locks, and a key counted as held that an
+-- application took since would be counted as applied without its rows being written (InterleavingsIT).
 -- The lane of a queued delta's target among lanes: a hash of its key, from 0 to lanes - 1. Called for every row a
 -- claim in lanes reads, so it has no SET clause and is inlined; its body is SQL-standard, bound to the objects it
 -- names when created, each named with pg_catalog., as bucket_key's.
@@ -3358,6 +3362,7 @@ DECLARE
     given_up_before integer;
     held_ids bigint[];
     held_uuids uuid[];
+    hold text;   -- a table's locking statement (see Extremes), NULL for a table without a recomputed counter
     derived countercache.delta[] := '{}';
 BEGIN
     IF max_deltas IS NULL OR max_deltas < 1 THEN
@@ -3489,29 +3494,36 @@ BEGIN
             kc := CASE WHEN tb.key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END;
             -- a bucket table's missing rows are created before each applying statement (in its subtransaction)
             creates := countercache.bucket_rows_sql(tb.target_schema, tb.target_table);
+            -- a table with a recomputed counter locks its keys' rows first, in a statement of its own, so that the
+            -- applying statement's snapshot follows every lock; a key is held when every row of it is: a recomputed
+            -- count's key may have several rows (the links of one article), which the HAVING counts; a min's or
+            -- max's key is unique, so a table without a recomputed count skips that probe. $4 the counters, $5 one
+            -- key (as text) or NULL. It runs again, for the key, in each subtransaction that retries one: a
+            -- subtransaction rolled back has released its locks, and a key counted as held that another
+            -- transaction took since would be counted as applied without its rows being written.
+            hold := CASE WHEN tb.extremes THEN
+                        format($q$SELECT %4$s FROM (
+                                      SELECT l.k FROM (
+                                          SELECT t.%1$I AS k FROM %2$I.%3$I t
+                                           WHERE t.%1$I = ANY (ARRAY(
+                                                     SELECT DISTINCT u.%5$I
+                                                       FROM unnest($1::integer[], $2::bigint[], $3::uuid[]) u(c, ti, tu)
+                                                      WHERE u.c = ANY ($4) AND ($5::text IS NULL OR u.%5$I::text = $5)))
+                                           ORDER BY t.%1$I FOR NO KEY UPDATE OF t SKIP LOCKED) l
+                                       GROUP BY l.k%6$s) x$q$,
+                               tb.target_key, tb.target_schema, tb.target_table,
+                               CASE WHEN tb.key_type = 'uuid' THEN 'NULL::bigint[], array_agg(x.k)'
+                                    ELSE 'array_agg(x.k::bigint), NULL::uuid[]' END,
+                               CASE WHEN tb.key_type = 'uuid' THEN 'tu' ELSE 'ti' END,
+                               CASE WHEN tb.per_link
+                                    THEN format(E'\n                                      HAVING count(*) = (SELECT count(*) FROM %2$I.%3$I a WHERE a.%1$I = l.k)',
+                                                tb.target_key, tb.target_schema, tb.target_table)
+                                    ELSE '' END) END;
+            held_ids := NULL;
+            held_uuids := NULL;
             BEGIN
-                IF tb.extremes THEN   -- lock first, so that the applying statement's snapshot follows every lock
-                    -- a key is held when every row of it is: a recomputed count's key may have several rows (the
-                    -- links of one article), which the HAVING counts; a min's or max's key is unique, so a table
-                    -- without a recomputed count skips that probe
-                    EXECUTE format($q$SELECT %4$s FROM (
-                                          SELECT l.k FROM (
-                                              SELECT t.%1$I AS k FROM %2$I.%3$I t
-                                               WHERE t.%1$I = ANY (ARRAY(
-                                                         SELECT DISTINCT u.%5$I
-                                                           FROM unnest($1::integer[], $2::bigint[], $3::uuid[]) u(c, ti, tu)
-                                                          WHERE u.c = ANY ($4)))
-                                               ORDER BY t.%1$I FOR NO KEY UPDATE OF t SKIP LOCKED) l
-                                           GROUP BY l.k%6$s) x$q$,
-                                   tb.target_key, tb.target_schema, tb.target_table,
-                                   CASE WHEN tb.key_type = 'uuid' THEN 'NULL::bigint[], array_agg(x.k)'
-                                        ELSE 'array_agg(x.k::bigint), NULL::uuid[]' END,
-                                   CASE WHEN tb.key_type = 'uuid' THEN 'tu' ELSE 'ti' END,
-                                   CASE WHEN tb.per_link
-                                        THEN format(E'\n                                          HAVING count(*) = (SELECT count(*) FROM %2$I.%3$I a WHERE a.%1$I = l.k)',
-                                                    tb.target_key, tb.target_schema, tb.target_table)
-                                        ELSE '' END)
-                        INTO held_ids, held_uuids USING cids, tids, tuuids, tb.counters;
+                IF hold IS NOT NULL THEN
+                    EXECUTE hold INTO held_ids, held_uuids USING cids, tids, tuuids, tb.counters, NULL::text;
                 END IF;
                 IF creates IS NOT NULL THEN
                     EXECUTE creates USING cids, tuuids, deltas, tb.counters, NULL::text;
@@ -3551,9 +3563,12 @@ BEGIN
                        array_agg(DISTINCT u.c)
                   FROM unnest(cids, tids, tuuids) AS u(c, ti, tu)
                  WHERE u.c = ANY (tb.counters)
-                 GROUP BY 1
+                 GROUP BY 1 ORDER BY 1
             LOOP
                 BEGIN
+                    IF hold IS NOT NULL THEN
+                        EXECUTE hold INTO held_ids, held_uuids USING cids, tids, tuuids, key_counters, key;
+                    END IF;
                     IF creates IS NOT NULL THEN
                         EXECUTE creates USING cids, tuuids, deltas, key_counters, key;
                     END IF;
@@ -3572,6 +3587,9 @@ BEGIN
                 accepted := '{}'; refused := '{}'; states := '{}'; messages := '{}';
                 FOREACH cid IN ARRAY key_counters LOOP
                     BEGIN
+                        IF hold IS NOT NULL THEN
+                            EXECUTE hold INTO held_ids, held_uuids USING cids, tids, tuuids, ARRAY[cid], key;
+                        END IF;
                         IF creates IS NOT NULL THEN
                             EXECUTE creates USING cids, tuuids, deltas, ARRAY[cid], key;
                         END IF;
@@ -3591,6 +3609,9 @@ BEGIN
                     END;
                 END LOOP;
                 IF cardinality(accepted) > 0 THEN
+                    IF hold IS NOT NULL THEN
+                        EXECUTE hold INTO held_ids, held_uuids USING cids, tids, tuuids, accepted, key;
+                    END IF;
                     IF creates IS NOT NULL THEN
                         EXECUTE creates USING cids, tuuids, deltas, accepted, key;
                     END IF;
@@ -4241,7 +4262,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'c95f88bd58fbd8a7' $fn$;
+AS $fn$ SELECT 'ab15af9423d83a27' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

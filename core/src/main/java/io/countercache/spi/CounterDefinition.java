@@ -60,10 +60,11 @@ public record CounterDefinition(String declaredBy, TableName target, String targ
                                 List<String> moreFks, Pair pair, List<String> moreTables) {
 
     /**
-     * The key of a target whose rows are keyed by two integer columns ({@code (tenant_id, id)}): its
-     * {@code targetColumns} and the source's {@code sourceColumns} that point at them, in the same order. The library
-     * packs the two parts into one uuid, a generated column of the target ({@link #KEY_COLUMN}) with a unique index,
-     * which the queue names the row by: the first part in the high 64 bits, the second in the low 64.
+     * The key of a target whose rows are keyed by two columns ({@code (tenant_id, id)}): its {@code targetColumns} and
+     * the source's {@code sourceColumns} that point at them, in the same order. The library keeps the two parts as one
+     * uuid, a generated column of the target ({@link #KEY_COLUMN}) with a unique index, which the queue names the row
+     * by: two integers packed, the first part in the high 64 bits and the second in the low 64; a uuid or text part
+     * hashed with the other ({@link #key(Object, Object)}).
      */
     public record Pair(List<String> targetColumns, List<String> sourceColumns) {
 
