@@ -3498,7 +3498,8 @@ BEGIN
             -- applying statement's snapshot follows every lock; a key is held when every row of it is: a recomputed
             -- count's key may have several rows (the links of one article), which the HAVING counts; a min's or
             -- max's key is unique, so a table without a recomputed count skips that probe. $4 the counters, $5 one
-            -- key (as text) or NULL. It runs again, for the key, in each subtransaction that retries one: a
+            -- key (as text) or NULL. It runs again, for the key, before each retry of one (each try in its
+            -- subtransaction, the final apply of the accepted counters in the round's transaction): a
             -- subtransaction rolled back has released its locks, and a key counted as held that another
             -- transaction took since would be counted as applied without its rows being written.
             hold := CASE WHEN tb.extremes THEN
@@ -4262,7 +4263,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'ab15af9423d83a27' $fn$;
+AS $fn$ SELECT '01f5a79b3837f1f3' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

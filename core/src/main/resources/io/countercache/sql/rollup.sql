@@ -441,7 +441,8 @@ BEGIN
             -- applying statement's snapshot follows every lock; a key is held when every row of it is: a recomputed
             -- count's key may have several rows (the links of one article), which the HAVING counts; a min's or
             -- max's key is unique, so a table without a recomputed count skips that probe. $4 the counters, $5 one
-            -- key (as text) or NULL. It runs again, for the key, in each subtransaction that retries one: a
+            -- key (as text) or NULL. It runs again, for the key, before each retry of one (each try in its
+            -- subtransaction, the final apply of the accepted counters in the round's transaction): a
             -- subtransaction rolled back has released its locks, and a key counted as held that another
             -- transaction took since would be counted as applied without its rows being written.
             hold := CASE WHEN tb.extremes THEN
