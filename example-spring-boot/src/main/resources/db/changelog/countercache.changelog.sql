@@ -667,10 +667,10 @@ $fn$;
 --   a counter per bucket (buckets.sql): a parent and the start of a period, in seconds since the epoch;
 --   a counter of a target with a two-column key (target_parts, as (tenant_id, id)), which its source points at with
 --   two foreign key columns (source_parts, the first of them source_fk).
--- Two integer parts fit the 128 bits side by side. A part that is a uuid or a text does not: such a key is a digest of both parts
--- instead (digest_key, the first 128 bits of their SHA-256), which two keys share with a chance of about 2^-128 per
--- pair; the unique index on the column refuses the second of two target rows that would, so a collision can fail an
--- insert loudly but never merge two rows' counts.
+-- Two integer parts fit the 128 bits side by side. A part that is a uuid or a text does not: such a key is a digest
+-- of both parts instead (digest_key, the first 128 bits of their SHA-256), which two keys share with a chance of
+-- about 2^-128 per pair; the unique index on the column refuses the second of two target rows that would, so a
+-- collision can fail an insert loudly but never merge two rows' counts.
 -- The first part of a packed key orders the keys, so a recount's batch of keys reads one range of the source's first
 -- foreign key column (batch_source_sql); a batch of digests reads the whole source.
 
@@ -3004,7 +3004,6 @@ DECLARE
     touched text[];
     problems text[];
     fixes text[];
-    broken integer;   -- the counters in the way (a counter may have several problems)
 BEGIN
     IF current_setting('countercache.ddl_guard', true) = 'off'
        AND pg_has_role(session_user, (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'countercache'), 'USAGE') THEN
@@ -3092,7 +3091,8 @@ AS $fn$
                       (SELECT string_agg(v.val, ', ' ORDER BY v.i) FROM v),
                       (SELECT string_agg(format(' OR coalesce(d.d%s, 0) <> 0', u.i), '' ORDER BY u.i)
                          FROM unnest(touches) WITH ORDINALITY AS u(col, i) WHERE u.col IS NOT NULL)) AS changed,
-               EXISTS (SELECT FROM v WHERE v.r IS NOT NULL) AS recomputes
+               EXISTS (SELECT FROM v WHERE v.r IS NOT NULL) AS recomputes,
+               CASE WHEN key_type = 'uuid' THEN '$11' ELSE '$10' END AS held   -- the keys its round holds
     )
     SELECT format(
         $q$WITH q AS (
@@ -3132,14 +3132,14 @@ AS $fn$
         CASE WHEN key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
         (SELECT string_agg(format('sum(q.delta) FILTER (WHERE q.counter_id = %s) AS d%s', c, i), ', ' ORDER BY i)
            FROM unnest(counters) WITH ORDINALITY AS u(c, i)),
-        (SELECT string_agg(format('%I = %s', v.col, v.val), ', ' ORDER BY v.i) FROM v) || countercache.touch_sql(touches, 'd'),
+        (SELECT string_agg(format('%I = %s', v.col, v.val), ', ' ORDER BY v.i) FROM v)
+            || countercache.touch_sql(touches, 'd'),
         CASE WHEN with_keys THEN 'jsonb_agg(DISTINCT f.k) FILTER (WHERE f.applied)' ELSE 'NULL::jsonb' END,
         -- a table that recomputes locks, of the keys its round holds, only the rows whose values change: the round
         -- holds every row of those keys already (a new link of an article recomputes every link of it, and all but
         -- the new one keep their values)
         CASE WHEN NOT w.recomputes THEN ''
-             ELSE format(E'\n                WHERE t.%I = ANY ($%s) AND %s', target_key,
-                         CASE WHEN key_type = 'uuid' THEN 11 ELSE 10 END, w.changed) END,
+             ELSE format(E'\n                WHERE t.%I = ANY (%s) AND %s', target_key, w.held, w.changed) END,
         -- a table that recomputes updates the rows it locked, by their ctid (which no one else can change while it
         -- holds them): a key of a recomputed count may have rows that arrived since the locking statement, which carry
         -- touches of their own, and one of them may be held by a writer, which must not be waited for (locking such a
@@ -3154,7 +3154,7 @@ AS $fn$
         w.changed,
         -- the keys applied: those whose rows it locked, or for a table that recomputes, those its round holds
         CASE WHEN NOT w.recomputes THEN 'SELECT l.k FROM locked l'
-             ELSE format('SELECT d.k FROM d WHERE d.k = ANY ($%s)', CASE WHEN key_type = 'uuid' THEN 11 ELSE 10 END) END)
+             ELSE format('SELECT d.k FROM d WHERE d.k = ANY (%s)', w.held) END)
       FROM w
 $fn$;
 
@@ -4263,7 +4263,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '01f5a79b3837f1f3' $fn$;
+AS $fn$ SELECT '72fd5ea97dfe9e82' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

@@ -588,7 +588,6 @@ DECLARE
     touched text[];
     problems text[];
     fixes text[];
-    broken integer;   -- the counters in the way (a counter may have several problems)
 BEGIN
     IF current_setting('countercache.ddl_guard', true) = 'off'
        AND pg_has_role(session_user, (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'countercache'), 'USAGE') THEN

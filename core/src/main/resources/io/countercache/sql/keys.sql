@@ -6,10 +6,10 @@
 --   a counter per bucket (buckets.sql): a parent and the start of a period, in seconds since the epoch;
 --   a counter of a target with a two-column key (target_parts, as (tenant_id, id)), which its source points at with
 --   two foreign key columns (source_parts, the first of them source_fk).
--- Two integer parts fit the 128 bits side by side. A part that is a uuid or a text does not: such a key is a digest of both parts
--- instead (digest_key, the first 128 bits of their SHA-256), which two keys share with a chance of about 2^-128 per
--- pair; the unique index on the column refuses the second of two target rows that would, so a collision can fail an
--- insert loudly but never merge two rows' counts.
+-- Two integer parts fit the 128 bits side by side. A part that is a uuid or a text does not: such a key is a digest
+-- of both parts instead (digest_key, the first 128 bits of their SHA-256), which two keys share with a chance of
+-- about 2^-128 per pair; the unique index on the column refuses the second of two target rows that would, so a
+-- collision can fail an insert loudly but never merge two rows' counts.
 -- The first part of a packed key orders the keys, so a recount's batch of keys reads one range of the source's first
 -- foreign key column (batch_source_sql); a batch of digests reads the whole source.
 

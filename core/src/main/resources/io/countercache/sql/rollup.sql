@@ -35,7 +35,8 @@ AS $fn$
                       (SELECT string_agg(v.val, ', ' ORDER BY v.i) FROM v),
                       (SELECT string_agg(format(' OR coalesce(d.d%s, 0) <> 0', u.i), '' ORDER BY u.i)
                          FROM unnest(touches) WITH ORDINALITY AS u(col, i) WHERE u.col IS NOT NULL)) AS changed,
-               EXISTS (SELECT FROM v WHERE v.r IS NOT NULL) AS recomputes
+               EXISTS (SELECT FROM v WHERE v.r IS NOT NULL) AS recomputes,
+               CASE WHEN key_type = 'uuid' THEN '$11' ELSE '$10' END AS held   -- the keys its round holds
     )
     SELECT format(
         $q$WITH q AS (
@@ -75,14 +76,14 @@ AS $fn$
         CASE WHEN key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
         (SELECT string_agg(format('sum(q.delta) FILTER (WHERE q.counter_id = %s) AS d%s', c, i), ', ' ORDER BY i)
            FROM unnest(counters) WITH ORDINALITY AS u(c, i)),
-        (SELECT string_agg(format('%I = %s', v.col, v.val), ', ' ORDER BY v.i) FROM v) || countercache.touch_sql(touches, 'd'),
+        (SELECT string_agg(format('%I = %s', v.col, v.val), ', ' ORDER BY v.i) FROM v)
+            || countercache.touch_sql(touches, 'd'),
         CASE WHEN with_keys THEN 'jsonb_agg(DISTINCT f.k) FILTER (WHERE f.applied)' ELSE 'NULL::jsonb' END,
         -- a table that recomputes locks, of the keys its round holds, only the rows whose values change: the round
         -- holds every row of those keys already (a new link of an article recomputes every link of it, and all but
         -- the new one keep their values)
         CASE WHEN NOT w.recomputes THEN ''
-             ELSE format(E'\n                WHERE t.%I = ANY ($%s) AND %s', target_key,
-                         CASE WHEN key_type = 'uuid' THEN 11 ELSE 10 END, w.changed) END,
+             ELSE format(E'\n                WHERE t.%I = ANY (%s) AND %s', target_key, w.held, w.changed) END,
         -- a table that recomputes updates the rows it locked, by their ctid (which no one else can change while it
         -- holds them): a key of a recomputed count may have rows that arrived since the locking statement, which carry
         -- touches of their own, and one of them may be held by a writer, which must not be waited for (locking such a
@@ -97,7 +98,7 @@ AS $fn$
         w.changed,
         -- the keys applied: those whose rows it locked, or for a table that recomputes, those its round holds
         CASE WHEN NOT w.recomputes THEN 'SELECT l.k FROM locked l'
-             ELSE format('SELECT d.k FROM d WHERE d.k = ANY ($%s)', CASE WHEN key_type = 'uuid' THEN 11 ELSE 10 END) END)
+             ELSE format('SELECT d.k FROM d WHERE d.k = ANY (%s)', w.held) END)
       FROM w
 $fn$;
 

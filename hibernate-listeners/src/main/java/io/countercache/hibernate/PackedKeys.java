@@ -40,11 +40,12 @@ final class PackedKeys {
             Object[] parts = new Object[2];
             for (int i = 0; i < 2; i++) {
                 int at = columns.indexOf(counter.pair().targetColumns().get(i).toLowerCase(Locale.ROOT));
-                if (at < 0 || !(values[at] instanceof Number || values[at] instanceof UUID || values[at] instanceof String)) {
+                Object part = at < 0 ? null : values[at];
+                if (!(part instanceof Number || part instanceof UUID || part instanceof String)) {
                     throw new CounterCacheException(persister.getEntityName() + " id " + id + " has no "
                             + counter.pair().targetColumns().get(i));
                 }
-                parts[i] = values[at];
+                parts[i] = part;
             }
             return CounterDefinition.Pair.key(parts[0], parts[1]);
         }
