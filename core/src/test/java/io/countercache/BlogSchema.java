@@ -435,6 +435,12 @@ final class BlogSchema {
                 .as("drift").isEmpty();
     }
 
+    /**
+     * What a round in lanes holds while it runs (the queues' claim row, FOR SHARE): rounds that overlap it claim with
+     * FOR UPDATE SKIP LOCKED, side by side, instead of one claiming alone while the others claim nothing.
+     */
+    static final String A_ROUND_IN_FLIGHT = "BEGIN; SELECT FROM countercache.queue_claim FOR SHARE";
+
     /** Rolls the queue up completely and checks every counter against its recount. */
     static void assertExactAfterRollup(TestDatabase db) {
         while (db.queryLong("SELECT countercache.rollup(1000)") > 0) {

@@ -181,6 +181,7 @@ class BucketsIT {
         install(Strategy.QUEUE);
         try (Sessions sessions = new Sessions(db.dataSource())) {
             Session first = sessions.open("first round"), second = sessions.open("second round");
+            sessions.open("in flight").run(BlogSchema.A_ROUND_IN_FLIGHT);   // so that the two rounds overlap
             comment(1, "'2026-11-26 10:00Z'", 0);
             first.run("BEGIN");
             assertThat(first.queryLong("SELECT countercache.rollup(1000)")).isPositive();   // creates the row, uncommitted

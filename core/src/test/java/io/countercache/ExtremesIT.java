@@ -192,6 +192,7 @@ class ExtremesIT {
         BlogSchema.assertExactAfterRollup(db);
         db.execute(comment(1, "public", 1));            // a touch for the paused round to claim
         Session holder = sessions.open("holder"), rollup = sessions.open("rollup");
+        sessions.open("in flight").run(BlogSchema.A_ROUND_IN_FLIGHT);   // so that the two rounds overlap
         holder.run("SELECT pg_advisory_lock(7)");
         rollup.run("SET ROLE countercache_worker");
         Step round = rollup.start("SELECT countercache.rollup(100)");

@@ -92,6 +92,8 @@ class HostileIT {
                     .hasMessageContaining("permission denied");
             assertThatThrownBy(() -> run(nobody, "SELECT * FROM countercache.limit_def FOR KEY SHARE"))
                     .hasMessageContaining("permission denied");
+            assertThatThrownBy(() -> run(nobody, "SELECT * FROM countercache.queue_claim FOR SHARE"))
+                    .hasMessageContaining("permission denied");   // which would stop every round's claim
         }
     }
 

@@ -78,7 +78,7 @@ BEGIN
 END
 $fn$;
 
-SELECT countercache.begin_upgrades(12);
+SELECT countercache.begin_upgrades(13);
 SELECT countercache.upgrade(1, $upgrade$
 -- Version 1: the tables of countercache 0.1 (the catalog, the queues, slots, parked deltas, recount jobs, limits).
 -- Runs once, on a database without them. An installation made before schema versions existed is taken to be at
@@ -358,6 +358,15 @@ SELECT countercache.upgrade(12, $upgrade$
 ALTER TABLE countercache.counter ADD COLUMN more_tables name[]
     CHECK (more_tables IS NULL OR pg_catalog.cardinality(more_tables) OPERATOR(pg_catalog.>) 0);
 $upgrade$);
+SELECT countercache.upgrade(13, $upgrade$
+-- Version 13: the row that orders the claims of the queues (see "Claiming alone" in rollup_report). A round that
+-- claims alone locks it FOR UPDATE; every other transaction that locks or deletes queued rows locks it FOR SHARE. A
+-- row lock, not an advisory lock, so that only the library's roles can take it (locking a row needs UPDATE on it).
+CREATE TABLE countercache.queue_claim (
+    one boolean PRIMARY KEY DEFAULT true CHECK (one)
+);
+INSERT INTO countercache.queue_claim DEFAULT VALUES;
+$upgrade$);
 
 -- The catalog: a counter's definition, checked and recorded (define_counter), and forgotten (forget, prune,
 -- uninstall); and the helpers every subsystem uses to read it and to name what is wrong. The tables are in
@@ -573,6 +582,7 @@ BEGIN
       FROM (SELECT DISTINCT x.schema_name AS s, x.table_name AS t
               FROM countercache.counter k, LATERAL countercache.counter_tables(k) x
              WHERE k.id = ANY (counter_ids)) x;
+    PERFORM FROM countercache.queue_claim FOR SHARE;   -- waits for a round claiming alone (see rollup_report)
     WITH gone AS (
         DELETE FROM countercache.counter k WHERE k.id = ANY (counter_ids) RETURNING k.id
     ), dead AS (
@@ -951,6 +961,11 @@ BEGIN
                 INTO gone USING cutoff, max_rows;
             total := total + gone;
             FOREACH place IN ARRAY ARRAY['delta', 'delta_unlogged', 'orphan', 'dead_letter'] LOOP
+                -- a round claiming alone holds the queues (see rollup_report): their old buckets wait for a later call
+                IF place IN ('delta', 'delta_unlogged') THEN
+                    PERFORM FROM countercache.queue_claim FOR SHARE SKIP LOCKED;
+                    CONTINUE WHEN NOT FOUND;
+                END IF;
                 EXECUTE format($q$DELETE FROM countercache.%1$I q WHERE q.ctid = ANY (ARRAY(
                                       SELECT p.ctid FROM countercache.%1$I p
                                        WHERE p.counter_id = ANY ($1) AND countercache.key_start(p.target_uuid) < $2
@@ -3105,7 +3120,7 @@ AS $fn$
            ), locked AS (
                -- each key's sums beside its row, locked: joined through the row's index, key by key, so that the
                -- update below needs no join between two lists (whose sizes the planner cannot know)
-               SELECT d.*, t.ctid AS rid FROM d JOIN %1$I.%2$I t ON t.%3$I = d.k%8$s
+               SELECT d.*, t.ctid AS rid, t.tableoid AS toid FROM d JOIN %1$I.%2$I t ON t.%3$I = d.k%8$s
                   FOR NO KEY UPDATE OF t SKIP LOCKED
            ), applied AS (
                UPDATE %1$I.%2$I t SET %6$s
@@ -3143,25 +3158,23 @@ AS $fn$
         -- key whose sums are counts as applied unlocked (adding 0 changes nothing)
         CASE WHEN NOT w.recomputes THEN format(' AND (%s)', w.moves)
              ELSE format(E'\n                WHERE t.%I = ANY (%s) AND %s', target_key, w.held, w.changed) END,
-        -- The rows it locked, by their ctid. A table that recomputes reads them by a TID scan of them all, then
-        -- joins on ctid, and writes those whose value or stamp changes. It holds
-        -- them since before this statement began, so its snapshot sees their last version; a key of a recomputed
-        -- count may also have rows that arrived since the locking statement, which carry touches of their own, and
-        -- one of them may be held by a writer, which must not be waited for (locking such a row here may still
-        -- meet the one wait SKIP LOCKED does not skip, bounded by lock_timeout, as for any row).
-        -- Another table joins each locked row to its ctid (a TID scan per row: the statement took 17% less than a
-        -- join through the key's index at 10,000 keys, and 5% less at 1,000, where a TID scan of all the locked rows
-        -- for each row took 14% more). It locks its rows in this
-        -- statement, after its snapshot: a row that a transaction updated and committed since is locked in its last
-        -- version, which the snapshot does not see, so the TID scan skips it. Its key counts as applied only when
-        -- the update returns it; otherwise its row is busy and its sums go back to the queue.
-        CASE WHEN NOT w.recomputes THEN format(E't.ctid = d.rid\n                 RETURNING t.%I AS k', target_key)
-             ELSE 't.ctid = ANY (ARRAY(SELECT l.rid FROM locked l)) AND t.ctid = d.rid AND ' || w.changed END,
+        -- A table that recomputes writes the rows it locked, by their ctid (a TID scan of them all, then a join on
+        -- ctid and on the partition, whose ctids are its own), those whose value or stamp changes. It holds them
+        -- since before this statement began, so its snapshot sees their last version; a key of a recomputed count
+        -- may also have rows that arrived since the locking statement, which carry touches of their own, and one of
+        -- them may be held by a writer, which must not be waited for (locking such a row here may still meet the one
+        -- wait SKIP LOCKED does not skip, bounded by lock_timeout, as for any row).
+        -- Another table locks its rows in this statement, after its snapshot: a row that a transaction updated and
+        -- committed since is locked in its last version, which the snapshot does not see. So it writes them through
+        -- the key, whose row the update then follows to that version (InterleavingsIT); by ctid it would skip it.
+        CASE WHEN NOT w.recomputes THEN format('t.%I = d.k', target_key)
+             ELSE 't.ctid = ANY (ARRAY(SELECT l.rid FROM locked l)) AND t.ctid = d.rid AND t.tableoid = d.toid AND '
+                  || w.changed END,
         -- a recomputed value, once per key (a recomputed count's key has a row per link: the links of one article)
         (SELECT string_agg(format(', CASE WHEN d.d%s IS NOT NULL THEN %s END AS r%1$s', v.i, v.r), '' ORDER BY v.i)
            FROM v WHERE v.r IS NOT NULL),
-        -- the keys applied: those the update returns, or for a table that recomputes, those its round holds
-        CASE WHEN NOT w.recomputes THEN 'SELECT a.k FROM applied a'
+        -- the keys applied: those whose rows it locked, or for a table that recomputes, those its round holds
+        CASE WHEN NOT w.recomputes THEN 'SELECT l.k FROM locked l'
              ELSE format('SELECT d.k FROM d WHERE d.k = ANY (%s)', w.held) END,
         -- the keys it meant to apply: those whose sums are not all 0, or for a table that recomputes, every key
         CASE WHEN NOT w.recomputes THEN '(' || w.moves || ') AND' ELSE '' END)
@@ -3271,6 +3284,15 @@ $fn$;
 -- it stands for (a sum that is no bigint stays as its deltas), so that the rest of the round works per key, not per
 -- delta. A folded sum keeps the place of its group's first delta: any delta of the key queued later has a larger id;
 -- and it counts as waiting for an older delta when one older than its group's last is queued (see Poison below).
+-- Claiming alone. Locking each row before deleting it is a third of a claim's time. A round without lanes first
+-- tries to lock the queues' claim row (countercache.queue_claim) FOR UPDATE, skipping it if it is locked. Holding
+-- it, it knows that no other transaction locks or deletes queued rows until it commits, so it deletes what it claims
+-- without locking it first and waits for no row; its snapshot keeps each row it read where it read it, so the ctid
+-- still names it. Every other transaction that locks or deletes queued rows locks the claim row FOR SHARE: a round
+-- in lanes, a round without lanes that another round overlaps (it claims with FOR UPDATE SKIP LOCKED, as above),
+-- forget and prune_buckets. A round that can lock it neither way claims nothing this time: two rounds without lanes
+-- take turns instead of sharing the queue, and workers meant to apply at once are given lanes (InterleavingsIT,
+-- ChaosIT). A row lock, not an advisory lock, which any role could take and so stop every claim (HostileIT).
 -- Each target table gets ONE statement for all of its counters, which first locks the rows with FOR NO KEY UPDATE
 -- SKIP LOCKED:
 --   * A row another transaction holds is not waited for: its claimed sums go back to the queue under their first
@@ -3281,11 +3303,11 @@ $fn$;
 --   * Writers' foreign-key checks take FOR KEY SHARE on the target, which does not conflict with FOR NO KEY UPDATE.
 --   * Deltas of a target row that does not exist are moved to countercache.orphan (never dropped); so are deltas of
 --     a row inserted but not yet visible to this round. Each round first moves orphans whose row now exists back.
---   * The statement locks the rows after its snapshot was taken, and writes them by their ctid (a TID scan, not a
---     second probe of the key's index). A row that a transaction updated and committed in between is locked in its
---     newest version, which the snapshot does not see, so the write skips it: a key counts as applied only when the
---     update returns its row, and otherwise its row is busy and its sums go back to the queue (InterleavingsIT).
---     A key whose sums are all 0 is neither locked nor written, and counts as applied: adding 0 changes nothing.
+--   * The statement locks the rows after its snapshot was taken. A row that a transaction updated and committed in
+--     between is locked in its newest version, which the snapshot does not see: the update reaches the row through
+--     its key and follows it to that version (InterleavingsIT); written by the ctid the lock returned, it would be
+--     skipped. A key whose sums are all 0 is neither locked nor written, and counts as applied: adding 0 changes
+--     nothing.
 -- One wait SKIP LOCKED cannot skip: when the row the statement's snapshot sees has since been updated and a writer's
 -- foreign-key check still holds it FOR KEY SHARE, PostgreSQL follows the update chain to lock the newest version and
 -- waits for whoever holds that one (another round, or an application), whatever the wait policy says. The function's
@@ -3356,6 +3378,7 @@ AS $fn$
 #variable_conflict use_column
 DECLARE
     lane integer;   -- NULL: every lane
+    alone boolean;   -- whether it claims alone (see the header), without locking what it deletes
     start integer;
     ids bigint[]; cids integer[]; tids bigint[]; tuuids uuid[]; deltas bigint[]; ats timestamptz[]; ns bigint[]; lasts bigint[];
     tb record;
@@ -3406,7 +3429,21 @@ BEGIN
             NULL;   -- another round holds a value's count past the lock timeout: these deltas wait for a later round
         END;
     END IF;
-    IF lanes > 1 THEN
+    -- a round without lanes that no other round overlaps claims alone; any other locks the queues' claim row FOR
+    -- SHARE, or claims nothing this time (lane -1 holds no target): a round claiming alone would wait for the rows it
+    -- locked
+    alone := false;
+    IF lanes = 1 THEN
+        PERFORM FROM countercache.queue_claim FOR UPDATE SKIP LOCKED;
+        alone := FOUND;
+    END IF;
+    IF NOT alone THEN
+        PERFORM FROM countercache.queue_claim FOR SHARE SKIP LOCKED;
+        IF NOT FOUND THEN
+            lane := -1;
+        END IF;
+    END IF;
+    IF lanes > 1 AND lane IS NULL THEN
         -- the first lane, from a random one on, that has a delta among the oldest the claim could reach (a bounded
         -- look, by the id index) and that no other round holds; a lane is locked only to be claimed in
         start := floor(random() * lanes)::integer;
@@ -3427,24 +3464,25 @@ BEGIN
     END IF;
     LOOP   -- passes: each claims past the counters of the tables given up so far
         given_up_before := cardinality(given_up);
-        WITH claimed AS (
+        -- $1 the counters given up, $2 the lanes, $3 the lane, $4 max_deltas, $5 the derived deltas
+        EXECUTE format($q$WITH claimed AS (
             DELETE FROM countercache.delta q
-             WHERE q.ctid = ANY (ARRAY(SELECT p.ctid FROM countercache.delta p WHERE p.counter_id <> ALL (given_up)
-                                         AND countercache.in_lane(p.target_id, p.target_uuid, lanes, lane)
-                                      ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED))
+             WHERE q.ctid = ANY (ARRAY(SELECT p.ctid FROM countercache.delta p WHERE p.counter_id <> ALL ($1)
+                                         AND countercache.in_lane(p.target_id, p.target_uuid, $2, $3)
+                                      ORDER BY p.id LIMIT $4%1$s))
             RETURNING q.*
         ), claimed_unlogged AS (
             DELETE FROM countercache.delta_unlogged q
-             WHERE q.ctid = ANY (ARRAY(SELECT p.ctid FROM countercache.delta_unlogged p WHERE p.counter_id <> ALL (given_up)
-                                         AND countercache.in_lane(p.target_id, p.target_uuid, lanes, lane)
-                                      ORDER BY p.id LIMIT max_deltas FOR UPDATE SKIP LOCKED))
+             WHERE q.ctid = ANY (ARRAY(SELECT p.ctid FROM countercache.delta_unlogged p WHERE p.counter_id <> ALL ($1)
+                                         AND countercache.in_lane(p.target_id, p.target_uuid, $2, $3)
+                                      ORDER BY p.id LIMIT $4%1$s))
             RETURNING q.*
         ), c AS NOT MATERIALIZED (
             -- q: one row of a queue (the report counts those); a distinct counter's derived deltas are none.
             -- Not materialized: a copy of every claimed row took about 30 ms of a 100,000-delta claim; the join below
             -- reads it again only for a sum that is no bigint (its hash side, g's such sums, is empty otherwise)
             SELECT *, 1 AS q FROM claimed UNION ALL SELECT *, 1 FROM claimed_unlogged
-            UNION ALL SELECT *, 0 FROM unnest(derived)
+            UNION ALL SELECT *, 0 FROM unnest($5::countercache.delta[])
         ), g AS (
             SELECT min(c.id) AS id, c.counter_id, c.target_id, c.target_uuid, sum(c.delta) AS delta,
                    min(c.enqueued_at) AS enqueued_at, sum(c.q) AS n, max(c.id) AS last
@@ -3460,8 +3498,9 @@ BEGIN
         )
         SELECT array_agg(f.id), array_agg(f.counter_id), array_agg(f.target_id), array_agg(f.target_uuid),
                array_agg(f.delta), array_agg(f.enqueued_at), array_agg(f.n), array_agg(f.last)
+          FROM f$q$, CASE WHEN alone THEN '' ELSE ' FOR UPDATE SKIP LOCKED' END)
           INTO ids, cids, tids, tuuids, deltas, ats, ns, lasts
-          FROM f;
+          USING given_up, lanes, lane, CASE WHEN lane = -1 THEN 0 ELSE max_deltas END, derived;   -- no lane: no scan
         derived := '{}';   -- the first pass applies them, or puts them in the queue
 
         -- deltas of counters that are no longer installed are consumed without effect
@@ -4278,7 +4317,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'cfe522485d0c5f16' $fn$;
+AS $fn$ SELECT 'e49a325d62db7871' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4294,9 +4333,9 @@ GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint), countercache.di
 
 -- What a later release adds to a round goes to whoever may already run one, so that an upgrade does not stop a
 -- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
--- form, and lane_of and in_lane, which its claim calls even for one lane); the formulas of packed keys, which
--- key_sql and batch_source_sql call for every counter; and the copies of a counter per source table, which drift_sql
--- asks for every counter.
+-- form, and lane_of and in_lane, which its claim calls even for one lane, and the row of queue_claim that orders the
+-- claims, which it locks); the formulas of packed keys, which key_sql and batch_source_sql call for every counter;
+-- and the copies of a counter per source table, which drift_sql asks for every counter.
 DO $grants$
 DECLARE
     rule record;
@@ -4305,13 +4344,15 @@ BEGIN
     FOR rule IN
         SELECT * FROM (VALUES
             ('countercache.rollup_report(integer, boolean)',
-             'countercache.rollup_report(integer, boolean, integer), countercache.lane_of(bigint, uuid, integer),'
-             ' countercache.in_lane(bigint, uuid, integer, integer)'),
+             'EXECUTE ON FUNCTION countercache.rollup_report(integer, boolean, integer),'
+             ' countercache.lane_of(bigint, uuid, integer), countercache.in_lane(bigint, uuid, integer, integer)'),
+            ('countercache.rollup_report(integer, boolean)', 'SELECT, UPDATE ON countercache.queue_claim'),
             ('countercache.key_sql(countercache.counter)',
-             'countercache.packed_key_sql(countercache.counter), countercache.pair_key_sql(countercache.counter),'
-             ' countercache.digested(countercache.counter),'
+             'EXECUTE ON FUNCTION countercache.packed_key_sql(countercache.counter),'
+             ' countercache.pair_key_sql(countercache.counter), countercache.digested(countercache.counter),'
              ' countercache.two_part_key_sql(countercache.counter, text, name, name)'),
-            ('countercache.drift_sql(countercache.counter)', 'countercache.tables_of(countercache.counter)'))
+            ('countercache.drift_sql(countercache.counter)',
+             'EXECUTE ON FUNCTION countercache.tables_of(countercache.counter)'))
             AS r(held, added)
     LOOP
         FOR grantee IN
@@ -4320,7 +4361,7 @@ BEGIN
              WHERE p.oid = rule.held::pg_catalog.regprocedure
                AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0 AND a.grantee <> p.proowner
         LOOP
-            EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO %I', rule.added, grantee);
+            EXECUTE pg_catalog.format('GRANT %s TO %I', rule.added, grantee);
         END LOOP;
     END LOOP;
 END

@@ -107,6 +107,11 @@ BEGIN
                 INTO gone USING cutoff, max_rows;
             total := total + gone;
             FOREACH place IN ARRAY ARRAY['delta', 'delta_unlogged', 'orphan', 'dead_letter'] LOOP
+                -- a round claiming alone holds the queues (see rollup_report): their old buckets wait for a later call
+                IF place IN ('delta', 'delta_unlogged') THEN
+                    PERFORM FROM countercache.queue_claim FOR SHARE SKIP LOCKED;
+                    CONTINUE WHEN NOT FOUND;
+                END IF;
                 EXECUTE format($q$DELETE FROM countercache.%1$I q WHERE q.ctid = ANY (ARRAY(
                                       SELECT p.ctid FROM countercache.%1$I p
                                        WHERE p.counter_id = ANY ($1) AND countercache.key_start(p.target_uuid) < $2

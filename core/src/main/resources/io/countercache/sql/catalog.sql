@@ -212,6 +212,7 @@ BEGIN
       FROM (SELECT DISTINCT x.schema_name AS s, x.table_name AS t
               FROM countercache.counter k, LATERAL countercache.counter_tables(k) x
              WHERE k.id = ANY (counter_ids)) x;
+    PERFORM FROM countercache.queue_claim FOR SHARE;   -- waits for a round claiming alone (see rollup_report)
     WITH gone AS (
         DELETE FROM countercache.counter k WHERE k.id = ANY (counter_ids) RETURNING k.id
     ), dead AS (

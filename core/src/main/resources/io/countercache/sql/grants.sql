@@ -12,9 +12,9 @@ GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint), countercache.di
 
 -- What a later release adds to a round goes to whoever may already run one, so that an upgrade does not stop a
 -- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
--- form, and lane_of and in_lane, which its claim calls even for one lane); the formulas of packed keys, which
--- key_sql and batch_source_sql call for every counter; and the copies of a counter per source table, which drift_sql
--- asks for every counter.
+-- form, and lane_of and in_lane, which its claim calls even for one lane, and the row of queue_claim that orders the
+-- claims, which it locks); the formulas of packed keys, which key_sql and batch_source_sql call for every counter;
+-- and the copies of a counter per source table, which drift_sql asks for every counter.
 DO $grants$
 DECLARE
     rule record;
@@ -23,13 +23,15 @@ BEGIN
     FOR rule IN
         SELECT * FROM (VALUES
             ('countercache.rollup_report(integer, boolean)',
-             'countercache.rollup_report(integer, boolean, integer), countercache.lane_of(bigint, uuid, integer),'
-             ' countercache.in_lane(bigint, uuid, integer, integer)'),
+             'EXECUTE ON FUNCTION countercache.rollup_report(integer, boolean, integer),'
+             ' countercache.lane_of(bigint, uuid, integer), countercache.in_lane(bigint, uuid, integer, integer)'),
+            ('countercache.rollup_report(integer, boolean)', 'SELECT, UPDATE ON countercache.queue_claim'),
             ('countercache.key_sql(countercache.counter)',
-             'countercache.packed_key_sql(countercache.counter), countercache.pair_key_sql(countercache.counter),'
-             ' countercache.digested(countercache.counter),'
+             'EXECUTE ON FUNCTION countercache.packed_key_sql(countercache.counter),'
+             ' countercache.pair_key_sql(countercache.counter), countercache.digested(countercache.counter),'
              ' countercache.two_part_key_sql(countercache.counter, text, name, name)'),
-            ('countercache.drift_sql(countercache.counter)', 'countercache.tables_of(countercache.counter)'))
+            ('countercache.drift_sql(countercache.counter)',
+             'EXECUTE ON FUNCTION countercache.tables_of(countercache.counter)'))
             AS r(held, added)
     LOOP
         FOR grantee IN
@@ -38,7 +40,7 @@ BEGIN
              WHERE p.oid = rule.held::pg_catalog.regprocedure
                AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0 AND a.grantee <> p.proowner
         LOOP
-            EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO %I', rule.added, grantee);
+            EXECUTE pg_catalog.format('GRANT %s TO %I', rule.added, grantee);
         END LOOP;
     END LOOP;
 END
