@@ -23,9 +23,11 @@ import java.util.function.LongPredicate;
  * connection and sleeps for the poll interval; when the database fails it logs once per failure streak and retries
  * with a delay that doubles up to the maximum backoff.
  *
- * <p>Any number of workers may run against one database, in one JVM or many: the rollup claims deltas with
- * {@code FOR UPDATE SKIP LOCKED}, so workers never apply a delta twice and never wait for one another's claims. Each
- * round is one transaction: if it fails, or its connection dies, it rolls back and its deltas are back in the queue.
+ * <p>Any number of workers may run against one database, in one JVM or many, and never apply a delta twice. A round
+ * without lanes that no other round overlaps claims alone, deleting what it claims without locking each row first;
+ * rounds that overlap claim with {@code FOR UPDATE SKIP LOCKED}, and wait only for a round claiming alone to commit.
+ * Each round is one transaction: if it fails, or its connection dies, it rolls back and its deltas are back in the
+ * queue.
  * Workers that share a queue apply disjoint targets, instead of handing back rows another round holds, when each is
  * given {@link Builder#lanes} equal to their number (a gain in speed is not shown yet: see the README).
  *

@@ -437,7 +437,7 @@ final class BlogSchema {
 
     /**
      * What a round in lanes holds while it runs (the queues' claim row, FOR SHARE): rounds that overlap it claim with
-     * FOR UPDATE SKIP LOCKED, side by side, instead of one claiming alone while the others claim nothing.
+     * FOR UPDATE SKIP LOCKED, side by side, instead of one claiming alone while the others wait for it.
      */
     static final String A_ROUND_IN_FLIGHT = "BEGIN; SELECT FROM countercache.queue_claim FOR SHARE";
 

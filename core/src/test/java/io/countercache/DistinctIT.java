@@ -230,6 +230,7 @@ class DistinctIT {
         BlogSchema.assertExactAfterRollup(db);
         db.execute(comment(1, 1, "public") + "DELETE FROM blog_comment;");
         Session first = sessions.open("first"), second = sessions.open("second");
+        sessions.open("in flight").run(BlogSchema.A_ROUND_IN_FLIGHT);          // so that the two rounds overlap
         first.run("BEGIN; SELECT countercache.rollup(1)");                     // the +1: the count is 1, uncommitted
         second.run("SELECT countercache.rollup(1)");                           // the -1: left, not waited for
         assertThat(first.queryLong("SELECT delta FROM countercache.distinct_delta")).as("left queued").isEqualTo(-1);

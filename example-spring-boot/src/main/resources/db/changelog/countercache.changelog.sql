@@ -955,10 +955,11 @@ BEGIN
                        WHERE k.target_schema = c.target_schema AND k.target_table = c.target_table);
         BEGIN
             EXECUTE format($q$WITH old AS (
-                                  SELECT t.ctid FROM %1$I.%2$I t WHERE countercache.key_start(t.%3$I) < $1
+                                  SELECT t.ctid, t.tableoid FROM %1$I.%2$I t WHERE countercache.key_start(t.%3$I) < $1
                                    LIMIT $2 FOR UPDATE OF t SKIP LOCKED
-                              ), gone AS (
-                                  DELETE FROM %1$I.%2$I t USING old WHERE t.ctid = old.ctid RETURNING 1
+                              ), gone AS (   -- a ctid names a row within its partition
+                                  DELETE FROM %1$I.%2$I t USING old
+                                   WHERE t.ctid = old.ctid AND t.tableoid = old.tableoid RETURNING 1
                               )
                               SELECT count(*) FROM gone$q$, c.target_schema, c.target_table, c.target_key)
                 INTO gone USING cutoff, max_rows;
@@ -3293,9 +3294,10 @@ $fn$;
 -- without locking it first and waits for no row; its snapshot keeps each row it read where it read it, so the ctid
 -- still names it. Every other transaction that locks or deletes queued rows locks the claim row FOR SHARE: a round
 -- in lanes, a round without lanes that another round overlaps (it claims with FOR UPDATE SKIP LOCKED, as above),
--- forget and prune_buckets. A round that can lock it neither way claims nothing this time: two rounds without lanes
--- take turns instead of sharing the queue, and workers meant to apply at once are given lanes (InterleavingsIT,
--- ChaosIT). A row lock, not an advisory lock, which any role could take and so stop every claim (HostileIT).
+-- forget and prune_buckets. A round that finds the row locked FOR UPDATE waits for that round's commit (up to 10 s,
+-- then it claims nothing this time): two rounds without lanes take turns or share, and workers meant to apply at
+-- once are given lanes (InterleavingsIT, ChaosIT). A lone round waits for no round, so no cycle of waits can form.
+-- A row lock, not an advisory lock, which any role could take and so stop every claim (HostileIT).
 -- Each target table gets ONE statement for all of its counters, which first locks the rows with FOR NO KEY UPDATE
 -- SKIP LOCKED:
 --   * A row another transaction holds is not waited for: its claimed sums go back to the queue under their first
@@ -3343,6 +3345,9 @@ $fn$;
 -- A key retried alone after another key's refused value (see Poison) is locked again, by the same locking statement,
 -- in the retry's own subtransaction: the first try's rollback released its locks, and a key counted as held that an
 -- application took since would be counted as applied without its rows being written (InterleavingsIT).
+-- The claim row (upgrade/013-queue-claim.sql), put back by every install should a partial restore have left it out.
+INSERT INTO countercache.queue_claim DEFAULT VALUES ON CONFLICT DO NOTHING;
+
 -- The lane of a queued delta's target among lanes: a hash of its key, from 0 to lanes - 1. Called for every row a
 -- claim in lanes reads, so it has no SET clause and is inlined; its body is SQL-standard, bound to the objects it
 -- names when created, each named with pg_catalog., as bucket_key's.
@@ -3382,6 +3387,7 @@ AS $fn$
 DECLARE
     lane integer;   -- NULL: every lane
     alone boolean;   -- whether it claims alone (see the header), without locking what it deletes
+    timeout text;    -- the round's lock timeout, while it waits for a round claiming alone
     start integer;
     ids bigint[]; cids integer[]; tids bigint[]; tuuids uuid[]; deltas bigint[]; ats timestamptz[]; ns bigint[]; lasts bigint[];
     tb record;
@@ -3432,18 +3438,29 @@ BEGIN
             NULL;   -- another round holds a value's count past the lock timeout: these deltas wait for a later round
         END;
     END IF;
-    -- a round without lanes that no other round overlaps claims alone; any other locks the queues' claim row FOR
-    -- SHARE, or claims nothing this time (lane -1 holds no target): a round claiming alone would wait for the rows it
-    -- locked
+    -- Nothing queued: nothing to claim (lane -1 holds no target), and no lock to take, so an idle round writes
+    -- nothing. Else a round without lanes that no other round overlaps claims alone (see the header); any other
+    -- locks the queues' claim row FOR SHARE, since a round claiming alone would wait for the rows it locked. It waits
+    -- for a round claiming alone to commit, up to 10 s (a lone round waits for no round), so that a round that
+    -- consumes nothing still means that it found nothing to claim: drain loops stop on it. Past that it claims
+    -- nothing this time. A claim row gone missing (a partial restore) orders nothing: rounds claim side by side.
     alone := false;
-    IF lanes = 1 THEN
-        PERFORM FROM countercache.queue_claim FOR UPDATE SKIP LOCKED;
-        alone := FOUND;
-    END IF;
-    IF NOT alone THEN
-        PERFORM FROM countercache.queue_claim FOR SHARE SKIP LOCKED;
-        IF NOT FOUND THEN
-            lane := -1;
+    IF NOT EXISTS (SELECT FROM countercache.delta) AND NOT EXISTS (SELECT FROM countercache.delta_unlogged) THEN
+        lane := -1;
+    ELSE
+        IF lanes = 1 THEN
+            PERFORM FROM countercache.queue_claim FOR UPDATE SKIP LOCKED;
+            alone := FOUND;
+        END IF;
+        IF NOT alone THEN
+            BEGIN
+                timeout := current_setting('lock_timeout');
+                PERFORM set_config('lock_timeout', '10s', true);
+                PERFORM FROM countercache.queue_claim FOR SHARE;
+                PERFORM set_config('lock_timeout', timeout, true);
+            EXCEPTION WHEN lock_not_available THEN   -- the rollback restores the lock timeout
+                lane := -1;
+            END;
         END IF;
     END IF;
     IF lanes > 1 AND lane IS NULL THEN
@@ -4320,7 +4337,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'e49a325d62db7871' $fn$;
+AS $fn$ SELECT '0d4625339375a3ce' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

@@ -283,13 +283,14 @@ final class Scenarios {
     }
 
     /**
-     * 5b. The library's rollup with one worker, two, and two in lanes of their own, side by side in one database:
-     * {@code deltas} queued at {@code fold} per target each time, drained in rounds of 10,000. Deltas per second, in
-     * that order.
+     * 5b. The library's rollup with one worker (which claims alone), one beside a round in flight (a session that
+     * locks the claim row FOR SHARE, as a round in lanes does, so that it claims with FOR UPDATE SKIP LOCKED), two,
+     * and two in lanes of their own, side by side in one database: {@code deltas} queued at {@code fold} per target
+     * each time, drained in rounds of 10,000. Deltas per second, in that order.
      */
     double[] rollupWorkers(int fold) throws Exception {
         int deltas = rollupDeltas(), targets = deltas / fold;
-        int[][] runs = {{1, 1}, {2, 1}, {2, 2}};   // workers, lanes
+        int[][] runs = {{1, 1, 0}, {1, 1, 1}, {2, 1, 0}, {2, 2, 0}};   // workers, lanes, a round in flight beside
         try (Server.Db db = server.newDatabase("rollup_workers"); Connection c = db.connect()) {
             LIBRARY.setUp(c, 10, targets);
             String queue = "countercache.delta", g = "1 + g % " + targets;
@@ -301,6 +302,11 @@ final class Scenarios {
                     String round = "SELECT count(*) FROM countercache.rollup_report(10000, false, " + runs[run][1] + ")";
                     st.execute(fill(LIBRARY, queue, g, deltas));
                     st.execute("VACUUM ANALYZE");
+                    Connection beside = runs[run][2] == 1 ? db.connect() : null;
+                    if (beside != null) {
+                        beside.setAutoCommit(false);
+                        beside.createStatement().execute("SELECT FROM countercache.queue_claim FOR SHARE");
+                    }
                     long t0 = System.nanoTime();
                     List<Thread> threads = new ArrayList<>();
                     List<Exception> failures = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -324,8 +330,12 @@ final class Scenarios {
                         throw failures.get(0);
                     }
                     rates[run] = deltas / ((System.nanoTime() - t0) / 1e9);
-                    log("  rollup %,d deltas over %,d targets, %d worker(s), %d lane(s) %,12.0f deltas/s", deltas,
-                            targets, workers, runs[run][1], rates[run]);
+                    if (beside != null) {
+                        beside.rollback();
+                        beside.close();
+                    }
+                    log("  rollup %,d deltas over %,d targets, %d worker(s), %d lane(s)%s %,12.0f deltas/s", deltas,
+                            targets, workers, runs[run][1], beside != null ? ", beside a round" : "", rates[run]);
                 }
             }
             long sum = db.queryLong("SELECT sum(total_public_comments) FROM blog_article");

@@ -98,10 +98,11 @@ BEGIN
                        WHERE k.target_schema = c.target_schema AND k.target_table = c.target_table);
         BEGIN
             EXECUTE format($q$WITH old AS (
-                                  SELECT t.ctid FROM %1$I.%2$I t WHERE countercache.key_start(t.%3$I) < $1
+                                  SELECT t.ctid, t.tableoid FROM %1$I.%2$I t WHERE countercache.key_start(t.%3$I) < $1
                                    LIMIT $2 FOR UPDATE OF t SKIP LOCKED
-                              ), gone AS (
-                                  DELETE FROM %1$I.%2$I t USING old WHERE t.ctid = old.ctid RETURNING 1
+                              ), gone AS (   -- a ctid names a row within its partition
+                                  DELETE FROM %1$I.%2$I t USING old
+                                   WHERE t.ctid = old.ctid AND t.tableoid = old.tableoid RETURNING 1
                               )
                               SELECT count(*) FROM gone$q$, c.target_schema, c.target_table, c.target_key)
                 INTO gone USING cutoff, max_rows;
