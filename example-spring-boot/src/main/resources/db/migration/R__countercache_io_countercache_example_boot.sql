@@ -965,7 +965,7 @@ BEGIN
                 -- a round claiming alone holds the queues (see rollup_report): their old buckets wait for a later call
                 IF place IN ('delta', 'delta_unlogged') THEN
                     PERFORM FROM countercache.queue_claim FOR SHARE SKIP LOCKED;
-                    CONTINUE WHEN NOT FOUND;
+                    CONTINUE WHEN NOT FOUND AND EXISTS (SELECT FROM countercache.queue_claim);
                 END IF;
                 EXECUTE format($q$DELETE FROM countercache.%1$I q WHERE q.ctid = ANY (ARRAY(
                                       SELECT p.ctid FROM countercache.%1$I p
@@ -3385,6 +3385,7 @@ DECLARE
     lane integer;   -- NULL: every lane
     alone boolean;   -- whether it claims alone (see the header), without locking what it deletes
     timeout text;    -- the round's lock timeout, while it waits for a round claiming alone
+    fresh boolean := pg_current_xact_id_if_assigned() IS NULL;   -- called in a transaction that has written nothing
     start integer;
     ids bigint[]; cids integer[]; tids bigint[]; tuuids uuid[]; deltas bigint[]; ats timestamptz[]; ns bigint[]; lasts bigint[];
     tb record;
@@ -3440,7 +3441,9 @@ BEGIN
     -- locks the queues' claim row FOR SHARE, since a round claiming alone would wait for the rows it locked. It waits
     -- for a round claiming alone to commit, up to 10 s (a lone round waits for no round), so that a round that
     -- consumes nothing still means that it found nothing to claim: drain loops stop on it. Past that it claims
-    -- nothing this time. A claim row gone missing (a partial restore) orders nothing: rounds claim side by side.
+    -- nothing this time; so does at once a round called in a transaction that has written already, whose locks a
+    -- lone round of the same application could be waiting for. A claim row gone missing (a partial restore) orders
+    -- nothing: rounds claim side by side.
     alone := false;
     IF NOT EXISTS (SELECT FROM countercache.delta) AND NOT EXISTS (SELECT FROM countercache.delta_unlogged) THEN
         lane := -1;
@@ -3451,10 +3454,14 @@ BEGIN
         END IF;
         IF NOT alone THEN
             BEGIN
-                timeout := current_setting('lock_timeout');
-                PERFORM set_config('lock_timeout', '10s', true);
-                PERFORM FROM countercache.queue_claim FOR SHARE;
-                PERFORM set_config('lock_timeout', timeout, true);
+                IF fresh THEN
+                    timeout := current_setting('lock_timeout');
+                    PERFORM set_config('lock_timeout', '10s', true);
+                    PERFORM FROM countercache.queue_claim FOR SHARE;
+                    PERFORM set_config('lock_timeout', timeout, true);
+                ELSE
+                    PERFORM FROM countercache.queue_claim FOR SHARE NOWAIT;
+                END IF;
             EXCEPTION WHEN lock_not_available THEN   -- the rollback restores the lock timeout
                 lane := -1;
             END;
@@ -4334,7 +4341,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '0d4625339375a3ce' $fn$;
+AS $fn$ SELECT '4860d8cd84678db5' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.

@@ -111,7 +111,7 @@ BEGIN
                 -- a round claiming alone holds the queues (see rollup_report): their old buckets wait for a later call
                 IF place IN ('delta', 'delta_unlogged') THEN
                     PERFORM FROM countercache.queue_claim FOR SHARE SKIP LOCKED;
-                    CONTINUE WHEN NOT FOUND;
+                    CONTINUE WHEN NOT FOUND AND EXISTS (SELECT FROM countercache.queue_claim);
                 END IF;
                 EXECUTE format($q$DELETE FROM countercache.%1$I q WHERE q.ctid = ANY (ARRAY(
                                       SELECT p.ctid FROM countercache.%1$I p

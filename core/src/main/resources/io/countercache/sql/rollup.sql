@@ -316,6 +316,7 @@ DECLARE
     lane integer;   -- NULL: every lane
     alone boolean;   -- whether it claims alone (see the header), without locking what it deletes
     timeout text;    -- the round's lock timeout, while it waits for a round claiming alone
+    fresh boolean := pg_current_xact_id_if_assigned() IS NULL;   -- called in a transaction that has written nothing
     start integer;
     ids bigint[]; cids integer[]; tids bigint[]; tuuids uuid[]; deltas bigint[]; ats timestamptz[]; ns bigint[]; lasts bigint[];
     tb record;
@@ -371,7 +372,9 @@ BEGIN
     -- locks the queues' claim row FOR SHARE, since a round claiming alone would wait for the rows it locked. It waits
     -- for a round claiming alone to commit, up to 10 s (a lone round waits for no round), so that a round that
     -- consumes nothing still means that it found nothing to claim: drain loops stop on it. Past that it claims
-    -- nothing this time. A claim row gone missing (a partial restore) orders nothing: rounds claim side by side.
+    -- nothing this time; so does at once a round called in a transaction that has written already, whose locks a
+    -- lone round of the same application could be waiting for. A claim row gone missing (a partial restore) orders
+    -- nothing: rounds claim side by side.
     alone := false;
     IF NOT EXISTS (SELECT FROM countercache.delta) AND NOT EXISTS (SELECT FROM countercache.delta_unlogged) THEN
         lane := -1;
@@ -382,10 +385,14 @@ BEGIN
         END IF;
         IF NOT alone THEN
             BEGIN
-                timeout := current_setting('lock_timeout');
-                PERFORM set_config('lock_timeout', '10s', true);
-                PERFORM FROM countercache.queue_claim FOR SHARE;
-                PERFORM set_config('lock_timeout', timeout, true);
+                IF fresh THEN
+                    timeout := current_setting('lock_timeout');
+                    PERFORM set_config('lock_timeout', '10s', true);
+                    PERFORM FROM countercache.queue_claim FOR SHARE;
+                    PERFORM set_config('lock_timeout', timeout, true);
+                ELSE
+                    PERFORM FROM countercache.queue_claim FOR SHARE NOWAIT;
+                END IF;
             EXCEPTION WHEN lock_not_available THEN   -- the rollback restores the lock timeout
                 lane := -1;
             END;
