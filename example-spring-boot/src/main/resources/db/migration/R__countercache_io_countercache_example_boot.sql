@@ -3156,7 +3156,7 @@ AS $fn$
         -- a table that recomputes locks, of the keys its round holds, only the rows whose values change: the round
         -- holds every row of those keys already (a new link of an article recomputes every link of it, and all but
         -- the new one keep their values); another table locks the rows of the keys whose sums are not all 0, and a
-        -- key whose sums are counts as applied unlocked (adding 0 changes nothing)
+        -- key whose sums are all 0 counts as applied unlocked (adding 0 changes nothing)
         CASE WHEN NOT w.recomputes THEN format(' AND (%s)', w.moves)
              ELSE format(E'\n                WHERE t.%I = ANY (%s) AND %s', target_key, w.held, w.changed) END,
         -- A table that recomputes writes the rows it locked, by their ctid (a TID scan of them all, then a join on
@@ -3293,8 +3293,10 @@ $fn$;
 -- in lanes, a round without lanes that another round overlaps (it claims with FOR UPDATE SKIP LOCKED, as above),
 -- forget and prune_buckets. A round that finds the row locked FOR UPDATE waits for that round's commit (up to 10 s,
 -- then it claims nothing this time): two rounds without lanes take turns or share, and workers meant to apply at
--- once are given lanes (InterleavingsIT, ChaosIT). A lone round waits for no round, so no cycle of waits can form.
--- A row lock, not an advisory lock, which any role could take and so stop every claim (HostileIT).
+-- once are given lanes (InterleavingsIT, ChaosIT). A lone round waits for no round, so no cycle of waits forms
+-- within the library; a round called in a transaction that has written already, whose rows a lone round of the same
+-- application could be waiting for, does not wait: it claims nothing this time. A row lock, not an advisory lock,
+-- which any role could take and so stop every claim (HostileIT).
 -- Each target table gets ONE statement for all of its counters, which first locks the rows with FOR NO KEY UPDATE
 -- SKIP LOCKED:
 --   * A row another transaction holds is not waited for: its claimed sums go back to the queue under their first
@@ -4341,7 +4343,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '4860d8cd84678db5' $fn$;
+AS $fn$ SELECT '94191cf1bf6ff2c7' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
