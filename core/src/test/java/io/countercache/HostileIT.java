@@ -97,6 +97,27 @@ class HostileIT {
         }
     }
 
+    /** Finding 1 again: the lanes of a round and the folding of distinct values took advisory locks too. */
+    @Test
+    void aRoleWithNoGrantCannotStallARoundInLanesOrTheFoldingOfDistinctValues() throws Exception {
+        try (Connection nobody = as("nobody", "nobody")) {
+            // the keys both lanes of two and the folding of the commenters' values had
+            run(nobody, "SELECT pg_advisory_lock(hashtextextended('countercache.lane:0/2', 0)),"
+                    + " pg_advisory_lock(hashtextextended('countercache.lane:1/2', 0)),"
+                    + " pg_advisory_lock(hashtextextended('countercache.distinct:"
+                    + BlogSchema.ARTICLE_COMMENTERS.id() + "', 0))");
+            db.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public')");
+            db.execute("SELECT count(*) FROM countercache.rollup_report(1000, false, 2)");
+            assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE id = 1")).isEqualTo(1);
+            assertThat(db.queryLong("SELECT commenters FROM blog_article WHERE id = 1")).isEqualTo(1);
+            // nor can it take the locks a round does take now
+            for (String table : List.of("lane_claim", "distinct_claim")) {
+                assertThatThrownBy(() -> run(nobody, "SELECT * FROM countercache." + table + " FOR UPDATE"))
+                        .hasMessageContaining("permission denied");
+            }
+        }
+    }
+
     /** Finding 3: a recount whose table an application locked is passed over; the rollup goes on. */
     @Test
     void anApplicationsLockOnASourceStallsNeitherTheRollupNorTheOtherRecounts() throws Exception {

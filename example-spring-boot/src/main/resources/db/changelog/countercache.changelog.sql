@@ -81,7 +81,7 @@ BEGIN
 END
 $fn$;
 
-SELECT countercache.begin_upgrades(13);
+SELECT countercache.begin_upgrades(14);
 SELECT countercache.upgrade(1, $upgrade$
 -- Version 1: the tables of countercache 0.1 (the catalog, the queues, slots, parked deltas, recount jobs, limits).
 -- Runs once, on a database without them. An installation made before schema versions existed is taken to be at
@@ -369,6 +369,23 @@ CREATE TABLE countercache.queue_claim (
     one boolean PRIMARY KEY DEFAULT true CHECK (one)
 );
 INSERT INTO countercache.queue_claim DEFAULT VALUES;
+$upgrade$);
+SELECT countercache.upgrade(14, $upgrade$
+-- Version 14: the rows that rounds lock, tried and never waited for, where they took advisory locks before, which any
+-- role with a connection could take and so stop them (HostileIT): a lane of a number of lanes (see "Lanes" in
+-- rollup_report), and the folding of distinct values (fold_distinct). Locking a row needs UPDATE on its table, which
+-- only the worker and the migrator have. Neither is ever written after the install.
+CREATE TABLE countercache.lane_claim (
+    lanes integer NOT NULL CHECK (lanes OPERATOR(pg_catalog.>=) 2 AND lanes OPERATOR(pg_catalog.<=) 64),
+    lane  integer NOT NULL CHECK (lane OPERATOR(pg_catalog.>=) 0 AND lane OPERATOR(pg_catalog.<) lanes),
+    PRIMARY KEY (lanes, lane)
+);
+INSERT INTO countercache.lane_claim
+SELECT n, l FROM pg_catalog.generate_series(2, 64) n, pg_catalog.generate_series(0, n OPERATOR(pg_catalog.-) 1) l;
+CREATE TABLE countercache.distinct_claim (
+    one boolean PRIMARY KEY DEFAULT true CHECK (one)
+);
+INSERT INTO countercache.distinct_claim DEFAULT VALUES;
 $upgrade$);
 
 -- The catalog: a counter's definition, checked and recorded (define_counter), and forgotten (forget, prune,
@@ -3216,15 +3233,16 @@ $fn$;
 -- stopped being positive: an ordinary delta (derived), under the id of the first value delta it stands for, which
 -- the rest of the round applies as a count (as if claimed from the queue: a busy row puts it back there). consumed
 -- holds, per counter, how many value deltas it consumed, as the round reports them.
--- Exact under any interleaving of rounds, and no round waits for another: a round folds a counter's values only while
--- it holds a transaction-level advisory lock on the counter, tried and never waited for (the values of a counter
--- another round holds stay queued, unclaimed, for a later round). So the rounds that change a counter's counts follow
--- each other: each one's upsert (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) finds the counts the last one
--- committed and no uncommitted row, and each transition is read from a count before and after the round's own sum.
--- Of a value's +1 and -1 folded by two rounds, in either order, the column moves by 0 in all (the count is -1 for a
--- while when the -1 is folded first: then neither moves it, and a count below 0 is kept). One lock per counter, not
--- per value: a round may fold 100,000 values, and advisory locks take room in the shared lock table. A count that
--- reaches 0 is deleted in a second statement, under the same lock.
+-- Exact under any interleaving of rounds, and no round waits for another: a round folds values only while it holds
+-- the row of countercache.distinct_claim, locked FOR UPDATE SKIP LOCKED (while another round holds it, the values
+-- stay queued, unclaimed, for a later round). So the rounds that change the counts follow each other: each one's
+-- upsert (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) finds the counts the last one committed and no uncommitted
+-- row, and each transition is read from a count before and after the round's own sum. Of a value's +1 and -1 folded
+-- by two rounds, in either order, the column moves by 0 in all (the count is -1 for a while when the -1 is folded
+-- first: then neither moves it, and a count below 0 is kept). One lock for every counter, not one per value (a round
+-- may fold 100,000 values) nor per counter (the first round to lock would take them all anyway). A row lock, not an
+-- advisory lock, which any role could take and so stop the folding (HostileIT). A count that reaches 0 is deleted in
+-- a second statement, under the same lock.
 CREATE OR REPLACE FUNCTION countercache.fold_distinct(max_deltas integer, OUT consumed jsonb,
                                                       OUT derived countercache.delta[])
 LANGUAGE plpgsql
@@ -3235,9 +3253,13 @@ DECLARE
     zeros tid[];
     mine integer[];
 BEGIN
-    SELECT coalesce(array_agg(k.id), '{}') INTO mine
-      FROM (SELECT k.id FROM countercache.counter k WHERE k.distinct_column IS NOT NULL ORDER BY k.id) k
-     WHERE pg_try_advisory_xact_lock(hashtextextended('countercache.distinct:' || k.id, 0));
+    PERFORM FROM countercache.distinct_claim FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN   -- another round folds values: these wait for a later round
+        consumed := '[]';
+        derived := '{}';
+        RETURN;
+    END IF;
+    SELECT coalesce(array_agg(k.id), '{}') INTO mine FROM countercache.counter k WHERE k.distinct_column IS NOT NULL;
     WITH claimed AS (
         DELETE FROM countercache.distinct_delta q
          WHERE q.ctid = ANY (ARRAY(SELECT p.ctid FROM countercache.distinct_delta p WHERE p.counter_id = ANY (mine)
@@ -3347,8 +3369,13 @@ $fn$;
 -- A key retried alone after another key's refused value (see Poison) is locked again, by the same locking statement,
 -- in the retry's own subtransaction: the first try's rollback released its locks, and a key counted as held that an
 -- application took since would be counted as applied without its rows being written (InterleavingsIT).
--- The claim row (upgrade/013-queue-claim.sql), put back by every install should a partial restore have left it out.
+-- The claim row (upgrade/013-queue-claim.sql), put back by every install should a partial restore have left it out,
 INSERT INTO countercache.queue_claim DEFAULT VALUES ON CONFLICT DO NOTHING;
+-- and so are the rows of the lanes and of distinct values (upgrade/014-round-claims.sql)
+INSERT INTO countercache.lane_claim
+SELECT n, l FROM pg_catalog.generate_series(2, 64) n, pg_catalog.generate_series(0, n OPERATOR(pg_catalog.-) 1) l
+    ON CONFLICT DO NOTHING;
+INSERT INTO countercache.distinct_claim DEFAULT VALUES ON CONFLICT DO NOTHING;
 
 -- The lane of a queued delta's target among lanes: a hash of its key, from 0 to lanes - 1. Called for every row a
 -- claim in lanes reads, so it has no SET clause and is inlined; its body is SQL-standard, bound to the objects it
@@ -3372,8 +3399,9 @@ RETURN CASE WHEN lane IS NULL OR countercache.lane_of(target_id, target_uuid, la
 
 -- Lanes (lanes > 1): after the orphans, slots and distinct values (which every round handles as before), the round
 -- claims only the deltas of one lane, lane_of(target, lanes), a lane no other round with the same number of lanes
--- holds (a transaction-level advisory lock, tried and never waited for, on the first lane from a random one on that
--- has a delta among the oldest the claim could reach; a round locks no other lane), so that
+-- holds (its row of countercache.lane_claim, locked FOR UPDATE SKIP LOCKED: the first lane, from a random one on, that
+-- has a delta among the oldest the claim could reach; a round locks no other lane; a row lock, not an advisory lock,
+-- which any role could take and so stop a lane, HostileIT), so that
 -- workers apply disjoint targets instead of handing back the rows the other holds. Every target is in exactly one
 -- lane, so exactness is the argument above unchanged: lanes decide which queued rows a round may claim, never how it
 -- claims or applies them. A round that finds no free lane claims nothing. The derived deltas of fold_distinct are
@@ -3477,15 +3505,19 @@ BEGIN
         -- look, by the id index) and that no other round holds; a lane is locked only to be claimed in
         start := floor(random() * lanes)::integer;
         FOR i IN 0 .. lanes - 1 LOOP
-            IF (EXISTS (SELECT FROM (SELECT p.target_id, p.target_uuid FROM countercache.delta p
-                                      ORDER BY p.id LIMIT max_deltas::bigint * lanes) p
-                         WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, (start + i) % lanes))
-                OR EXISTS (SELECT FROM (SELECT p.target_id, p.target_uuid FROM countercache.delta_unlogged p
-                                         ORDER BY p.id LIMIT max_deltas::bigint * lanes) p
-                            WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, (start + i) % lanes)))
-               AND pg_try_advisory_xact_lock(hashtextextended(format('countercache.lane:%s/%s', (start + i) % lanes, lanes), 0)) THEN
-                lane := (start + i) % lanes;
-                EXIT;
+            IF EXISTS (SELECT FROM (SELECT p.target_id, p.target_uuid FROM countercache.delta p
+                                     ORDER BY p.id LIMIT max_deltas::bigint * lanes) p
+                        WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, (start + i) % lanes))
+               OR EXISTS (SELECT FROM (SELECT p.target_id, p.target_uuid FROM countercache.delta_unlogged p
+                                        ORDER BY p.id LIMIT max_deltas::bigint * lanes) p
+                           WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, (start + i) % lanes)) THEN
+                PERFORM FROM countercache.lane_claim l
+                  WHERE l.lanes = rollup_report.lanes AND l.lane = (start + i) % rollup_report.lanes
+                    FOR UPDATE SKIP LOCKED;
+                IF FOUND THEN
+                    lane := (start + i) % lanes;
+                    EXIT;
+                END IF;
             END IF;
         END LOOP;
         -- no lane to claim in: claim nothing (lane -1 holds no target), but still apply fold_distinct's derived deltas
@@ -4346,7 +4378,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '94191cf1bf6ff2c7' $fn$;
+AS $fn$ SELECT '75d2a3db53559431' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4362,9 +4394,10 @@ GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint), countercache.di
 
 -- What a later release adds to a round goes to whoever may already run one, so that an upgrade does not stop a
 -- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
--- form, and lane_of and in_lane, which its claim calls even for one lane, and the row of queue_claim that orders the
--- claims, which it locks); the formulas of packed keys, which key_sql and batch_source_sql call for every counter;
--- and the copies of a counter per source table, which drift_sql asks for every counter.
+-- form, and lane_of and in_lane, which its claim calls even for one lane), the rows a round locks (queue_claim's,
+-- which orders the claims, a lane's, and distinct_claim's); the formulas of packed keys, which key_sql and
+-- batch_source_sql call for every counter; and the copies of a counter per source table, which drift_sql asks for
+-- every counter.
 DO $grants$
 DECLARE
     rule record;
@@ -4375,7 +4408,8 @@ BEGIN
             ('countercache.rollup_report(integer, boolean)',
              'EXECUTE ON FUNCTION countercache.rollup_report(integer, boolean, integer),'
              ' countercache.lane_of(bigint, uuid, integer), countercache.in_lane(bigint, uuid, integer, integer)'),
-            ('countercache.rollup_report(integer, boolean)', 'SELECT, UPDATE ON countercache.queue_claim'),
+            ('countercache.rollup_report(integer, boolean)',
+             'SELECT, UPDATE ON countercache.queue_claim, countercache.lane_claim, countercache.distinct_claim'),
             ('countercache.key_sql(countercache.counter)',
              'EXECUTE ON FUNCTION countercache.packed_key_sql(countercache.counter),'
              ' countercache.pair_key_sql(countercache.counter), countercache.digested(countercache.counter),'

@@ -144,15 +144,16 @@ $fn$;
 -- stopped being positive: an ordinary delta (derived), under the id of the first value delta it stands for, which
 -- the rest of the round applies as a count (as if claimed from the queue: a busy row puts it back there). consumed
 -- holds, per counter, how many value deltas it consumed, as the round reports them.
--- Exact under any interleaving of rounds, and no round waits for another: a round folds a counter's values only while
--- it holds a transaction-level advisory lock on the counter, tried and never waited for (the values of a counter
--- another round holds stay queued, unclaimed, for a later round). So the rounds that change a counter's counts follow
--- each other: each one's upsert (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) finds the counts the last one
--- committed and no uncommitted row, and each transition is read from a count before and after the round's own sum.
--- Of a value's +1 and -1 folded by two rounds, in either order, the column moves by 0 in all (the count is -1 for a
--- while when the -1 is folded first: then neither moves it, and a count below 0 is kept). One lock per counter, not
--- per value: a round may fold 100,000 values, and advisory locks take room in the shared lock table. A count that
--- reaches 0 is deleted in a second statement, under the same lock.
+-- Exact under any interleaving of rounds, and no round waits for another: a round folds values only while it holds
+-- the row of countercache.distinct_claim, locked FOR UPDATE SKIP LOCKED (while another round holds it, the values
+-- stay queued, unclaimed, for a later round). So the rounds that change the counts follow each other: each one's
+-- upsert (INSERT ... ON CONFLICT DO UPDATE ... RETURNING) finds the counts the last one committed and no uncommitted
+-- row, and each transition is read from a count before and after the round's own sum. Of a value's +1 and -1 folded
+-- by two rounds, in either order, the column moves by 0 in all (the count is -1 for a while when the -1 is folded
+-- first: then neither moves it, and a count below 0 is kept). One lock for every counter, not one per value (a round
+-- may fold 100,000 values) nor per counter (the first round to lock would take them all anyway). A row lock, not an
+-- advisory lock, which any role could take and so stop the folding (HostileIT). A count that reaches 0 is deleted in
+-- a second statement, under the same lock.
 CREATE OR REPLACE FUNCTION countercache.fold_distinct(max_deltas integer, OUT consumed jsonb,
                                                       OUT derived countercache.delta[])
 LANGUAGE plpgsql
@@ -163,9 +164,13 @@ DECLARE
     zeros tid[];
     mine integer[];
 BEGIN
-    SELECT coalesce(array_agg(k.id), '{}') INTO mine
-      FROM (SELECT k.id FROM countercache.counter k WHERE k.distinct_column IS NOT NULL ORDER BY k.id) k
-     WHERE pg_try_advisory_xact_lock(hashtextextended('countercache.distinct:' || k.id, 0));
+    PERFORM FROM countercache.distinct_claim FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN   -- another round folds values: these wait for a later round
+        consumed := '[]';
+        derived := '{}';
+        RETURN;
+    END IF;
+    SELECT coalesce(array_agg(k.id), '{}') INTO mine FROM countercache.counter k WHERE k.distinct_column IS NOT NULL;
     WITH claimed AS (
         DELETE FROM countercache.distinct_delta q
          WHERE q.ctid = ANY (ARRAY(SELECT p.ctid FROM countercache.distinct_delta p WHERE p.counter_id = ANY (mine)
@@ -275,8 +280,13 @@ $fn$;
 -- A key retried alone after another key's refused value (see Poison) is locked again, by the same locking statement,
 -- in the retry's own subtransaction: the first try's rollback released its locks, and a key counted as held that an
 -- application took since would be counted as applied without its rows being written (InterleavingsIT).
--- The claim row (upgrade/013-queue-claim.sql), put back by every install should a partial restore have left it out.
+-- The claim row (upgrade/013-queue-claim.sql), put back by every install should a partial restore have left it out,
 INSERT INTO countercache.queue_claim DEFAULT VALUES ON CONFLICT DO NOTHING;
+-- and so are the rows of the lanes and of distinct values (upgrade/014-round-claims.sql)
+INSERT INTO countercache.lane_claim
+SELECT n, l FROM pg_catalog.generate_series(2, 64) n, pg_catalog.generate_series(0, n OPERATOR(pg_catalog.-) 1) l
+    ON CONFLICT DO NOTHING;
+INSERT INTO countercache.distinct_claim DEFAULT VALUES ON CONFLICT DO NOTHING;
 
 -- The lane of a queued delta's target among lanes: a hash of its key, from 0 to lanes - 1. Called for every row a
 -- claim in lanes reads, so it has no SET clause and is inlined; its body is SQL-standard, bound to the objects it
@@ -300,8 +310,9 @@ RETURN CASE WHEN lane IS NULL OR countercache.lane_of(target_id, target_uuid, la
 
 -- Lanes (lanes > 1): after the orphans, slots and distinct values (which every round handles as before), the round
 -- claims only the deltas of one lane, lane_of(target, lanes), a lane no other round with the same number of lanes
--- holds (a transaction-level advisory lock, tried and never waited for, on the first lane from a random one on that
--- has a delta among the oldest the claim could reach; a round locks no other lane), so that
+-- holds (its row of countercache.lane_claim, locked FOR UPDATE SKIP LOCKED: the first lane, from a random one on, that
+-- has a delta among the oldest the claim could reach; a round locks no other lane; a row lock, not an advisory lock,
+-- which any role could take and so stop a lane, HostileIT), so that
 -- workers apply disjoint targets instead of handing back the rows the other holds. Every target is in exactly one
 -- lane, so exactness is the argument above unchanged: lanes decide which queued rows a round may claim, never how it
 -- claims or applies them. A round that finds no free lane claims nothing. The derived deltas of fold_distinct are
@@ -405,15 +416,19 @@ BEGIN
         -- look, by the id index) and that no other round holds; a lane is locked only to be claimed in
         start := floor(random() * lanes)::integer;
         FOR i IN 0 .. lanes - 1 LOOP
-            IF (EXISTS (SELECT FROM (SELECT p.target_id, p.target_uuid FROM countercache.delta p
-                                      ORDER BY p.id LIMIT max_deltas::bigint * lanes) p
-                         WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, (start + i) % lanes))
-                OR EXISTS (SELECT FROM (SELECT p.target_id, p.target_uuid FROM countercache.delta_unlogged p
-                                         ORDER BY p.id LIMIT max_deltas::bigint * lanes) p
-                            WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, (start + i) % lanes)))
-               AND pg_try_advisory_xact_lock(hashtextextended(format('countercache.lane:%s/%s', (start + i) % lanes, lanes), 0)) THEN
-                lane := (start + i) % lanes;
-                EXIT;
+            IF EXISTS (SELECT FROM (SELECT p.target_id, p.target_uuid FROM countercache.delta p
+                                     ORDER BY p.id LIMIT max_deltas::bigint * lanes) p
+                        WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, (start + i) % lanes))
+               OR EXISTS (SELECT FROM (SELECT p.target_id, p.target_uuid FROM countercache.delta_unlogged p
+                                        ORDER BY p.id LIMIT max_deltas::bigint * lanes) p
+                           WHERE countercache.in_lane(p.target_id, p.target_uuid, lanes, (start + i) % lanes)) THEN
+                PERFORM FROM countercache.lane_claim l
+                  WHERE l.lanes = rollup_report.lanes AND l.lane = (start + i) % rollup_report.lanes
+                    FOR UPDATE SKIP LOCKED;
+                IF FOUND THEN
+                    lane := (start + i) % lanes;
+                    EXIT;
+                END IF;
             END IF;
         END LOOP;
         -- no lane to claim in: claim nothing (lane -1 holds no target), but still apply fold_distinct's derived deltas
