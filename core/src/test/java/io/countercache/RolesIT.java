@@ -176,8 +176,8 @@ class RolesIT {
         // a worker granted before rounds called the lanes' functions and locked the rows they lock: the next
         // changelog grants them to it
         db.execute("REVOKE EXECUTE ON FUNCTION countercache.rollup_report(integer, boolean, integer),"
-                + " countercache.lane_of(bigint, uuid, integer), countercache.in_lane(bigint, uuid, integer, integer)"
-                + " FROM countercache_worker; REVOKE UPDATE ON countercache.queue_claim, countercache.lane_claim,"
+                + " countercache.lane_of(bigint, uuid, integer), countercache.in_lane(bigint, uuid, integer, integer),"
+                + " countercache.unwritten(name, name) FROM countercache_worker; REVOKE UPDATE ON countercache.queue_claim, countercache.lane_claim,"
                 + " countercache.distinct_claim FROM countercache_worker");
         assertThatThrownBy(() -> run(worker, "SELECT countercache.rollup(10)")).hasMessageContaining("permission denied");
         try (Connection c = db.dataSource().getConnection()) {

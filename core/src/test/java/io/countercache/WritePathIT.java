@@ -343,6 +343,41 @@ class WritePathIT {
         assertThat(own.queryLong("SELECT count(*) FROM countercache.delta")).isZero();
     }
 
+    /**
+     * A BEFORE UPDATE trigger of the target that returns NULL keeps the round's update from writing the row it locked.
+     * Counted as applied, the row's deltas would be lost; they are dead-lettered with the cause, and a recount after
+     * the fix puts them back.
+     */
+    @Test
+    void deltasOfATargetRowATriggerKeepsUnwrittenAreDeadLetteredNotLost() throws Exception {
+        TestDatabase own = TestPostgres.newDatabase(WritePathIT.class);
+        BlogSchema.create(own);
+        own.execute("""
+                CREATE FUNCTION frozen() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN RETURN CASE WHEN OLD.id = 1 THEN NULL ELSE NEW END; END $$;
+                CREATE TRIGGER frozen BEFORE UPDATE ON blog_article FOR EACH ROW EXECUTE FUNCTION frozen();
+                INSERT INTO blog_user (id) VALUES (1); INSERT INTO blog_article (id) VALUES (1), (2);
+                INSERT INTO blog_comment (creator_id, article_id, publish_status)
+                VALUES (1, 1, 'public'), (1, 1, 'public'), (1, 2, 'public');
+                """);
+        while (own.queryLong("SELECT countercache.rollup(1000)") > 0) {
+            // drain
+        }
+        assertThat(own.queryLong("SELECT count(*) FROM countercache.delta")).as("queue after rollup").isZero();
+        assertThat(own.queryLong("SELECT total_comments FROM blog_article WHERE id = 2")).isOne();
+        assertThat(own.queryLong("SELECT total_public_comments FROM blog_user WHERE id = 1")).isEqualTo(3);
+        assertThat(own.queryRows("SELECT DISTINCT target_id, sqlstate FROM countercache.dead_letter"))
+                .containsExactly(List.of("1", "09000"));
+        assertThat(own.queryLong("SELECT delta FROM countercache.dead_letter WHERE counter_id = "
+                + BlogSchema.ARTICLE_COMMENTS.id())).isEqualTo(2);
+        assertThat(own.queryRows("SELECT DISTINCT error FROM countercache.dead_letter").get(0).get(0))
+                .contains("public.blog_article", "BEFORE UPDATE trigger on the table returned NULL");
+
+        own.execute("DROP TRIGGER frozen ON blog_article;"
+                + "SELECT countercache.recount(c.counter_id) FROM (SELECT DISTINCT counter_id FROM countercache.dead_letter) c");
+        BlogSchema.assertExactWithoutDrift(own);
+    }
+
     @Test
     void aDeltaTheTargetRefusesIsDeadLetteredWhileEverythingElseFlows() throws Exception {
         TestDatabase own = TestPostgres.newDatabase(WritePathIT.class);

@@ -3146,6 +3146,13 @@ AS $fn$
            ), applied AS (
                UPDATE %1$I.%2$I t SET %6$s
                  FROM locked d WHERE %9$s
+               RETURNING true
+           ), unwritten AS (
+               -- a row it locked (one its sums move, or whose value changes) that the update did not write: a
+               -- BEFORE UPDATE trigger returned NULL. Raised, so that its deltas are dead-lettered (see Poison in
+               -- rollup_report), not counted as applied.
+               SELECT countercache.unwritten(%1$L, %2$L) FROM (SELECT count(*) AS n FROM locked) l
+                WHERE l.n > (SELECT count(*) FROM applied)
            ), held AS (
                %11$s
            ), missing AS (   -- the keys it did not apply: their rows are busy, or missing
@@ -3164,7 +3171,8 @@ AS $fn$
            )
            SELECT jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n, 'k', s.keys)) FROM (
                SELECT q.counter_id, sum(q.n) AS n, %7$s AS keys FROM q
-                WHERE q.k NOT IN (SELECT b.k FROM busy b) GROUP BY q.counter_id) s$q$,
+                WHERE q.k NOT IN (SELECT b.k FROM busy b) GROUP BY q.counter_id) s
+            WHERE NOT EXISTS (SELECT FROM unwritten)$q$,
         target_schema, target_table, target_key,
         CASE WHEN key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
         (SELECT string_agg(format('sum(q.delta) FILTER (WHERE q.counter_id = %s) AS d%s', c, i), ', ' ORDER BY i)
@@ -3200,6 +3208,24 @@ AS $fn$
         -- the keys it meant to apply: those whose sums are not all 0, or for a table that recomputes, every key
         CASE WHEN NOT w.recomputes THEN '(' || w.moves || ') AND' ELSE '' END)
       FROM w
+$fn$;
+
+-- Raises the error of an applying statement that locked a target row and did not write it: a BEFORE UPDATE trigger
+-- of the table returned NULL. Not a transient failure: the round's poison handling dead-letters the key's deltas
+-- with it, where counting them as applied would lose them.
+CREATE OR REPLACE FUNCTION countercache.unwritten(target_schema name, target_table name)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    RAISE EXCEPTION USING
+        ERRCODE = 'triggered_action_exception',
+        MESSAGE = format('countercache: the rollup locked a row of %I.%I and its update wrote nothing: a BEFORE UPDATE'
+                         ' trigger on the table returned NULL', target_schema, target_table),
+        HINT = 'make the trigger return NEW when only counter columns change, then recount the counters of the'
+               ' dead-lettered deltas (a recount puts them back in the queue)';
+END
 $fn$;
 
 -- Version 6's contract, for a round of version 4 to 6 in flight while version 7 installs: no touches.
@@ -3350,8 +3376,10 @@ $fn$;
 -- are applied in one update. A refused counter's deltas go to countercache.dead_letter with the error, unless an
 -- older delta of the same counter and target is still queued (another round holds it) or an amount of them sits in
 -- a slot (a writer holds it, or it waits for the next flush; a slot has no place in the queue's order, so it may be
--- older): then they go back to the queue under their first ids, to be applied after it. Transient failures (deadlock, serialization, lock timeout,
--- resources, shutdown) abort the round.
+-- older): then they go back to the queue under their first ids, to be applied after it. A key whose row the applying
+-- statement locked and did not write (a BEFORE UPDATE trigger of the table returned NULL) is refused so too, by the
+-- error countercache.unwritten raises: counted as applied, its sums would be lost (WritePathIT). Transient failures
+-- (deadlock, serialization, lock timeout, resources, shutdown) abort the round.
 -- Extremes: a min or max counter's deltas are touches; the round sets each touched row's column to the extreme its
 -- source holds, recomputed by an index in the applying statement. The value is right if that statement's snapshot
 -- sees every write whose touch this round or an earlier one consumed. A touch is claimed only once its writer has
@@ -4378,7 +4406,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '75d2a3db53559431' $fn$;
+AS $fn$ SELECT '337806413a9c784d' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4394,10 +4422,10 @@ GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint), countercache.di
 
 -- What a later release adds to a round goes to whoever may already run one, so that an upgrade does not stop a
 -- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
--- form, and lane_of and in_lane, which its claim calls even for one lane), the rows a round locks (queue_claim's,
--- which orders the claims, a lane's, and distinct_claim's); the formulas of packed keys, which key_sql and
--- batch_source_sql call for every counter; and the copies of a counter per source table, which drift_sql asks for
--- every counter.
+-- form, lane_of and in_lane, which its claim calls even for one lane, and unwritten, which its applying statements
+-- call); the rows a round locks (queue_claim's, which orders the claims, a lane's, and distinct_claim's); the
+-- formulas of packed keys, which key_sql and batch_source_sql call for every counter; and the copies of a counter
+-- per source table, which drift_sql asks for every counter.
 DO $grants$
 DECLARE
     rule record;
@@ -4407,7 +4435,8 @@ BEGIN
         SELECT * FROM (VALUES
             ('countercache.rollup_report(integer, boolean)',
              'EXECUTE ON FUNCTION countercache.rollup_report(integer, boolean, integer),'
-             ' countercache.lane_of(bigint, uuid, integer), countercache.in_lane(bigint, uuid, integer, integer)'),
+             ' countercache.lane_of(bigint, uuid, integer), countercache.in_lane(bigint, uuid, integer, integer),'
+             ' countercache.unwritten(name, name)'),
             ('countercache.rollup_report(integer, boolean)',
              'SELECT, UPDATE ON countercache.queue_claim, countercache.lane_claim, countercache.distinct_claim'),
             ('countercache.key_sql(countercache.counter)',

@@ -12,10 +12,10 @@ GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint), countercache.di
 
 -- What a later release adds to a round goes to whoever may already run one, so that an upgrade does not stop a
 -- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
--- form, and lane_of and in_lane, which its claim calls even for one lane), the rows a round locks (queue_claim's,
--- which orders the claims, a lane's, and distinct_claim's); the formulas of packed keys, which key_sql and
--- batch_source_sql call for every counter; and the copies of a counter per source table, which drift_sql asks for
--- every counter.
+-- form, lane_of and in_lane, which its claim calls even for one lane, and unwritten, which its applying statements
+-- call); the rows a round locks (queue_claim's, which orders the claims, a lane's, and distinct_claim's); the
+-- formulas of packed keys, which key_sql and batch_source_sql call for every counter; and the copies of a counter
+-- per source table, which drift_sql asks for every counter.
 DO $grants$
 DECLARE
     rule record;
@@ -25,7 +25,8 @@ BEGIN
         SELECT * FROM (VALUES
             ('countercache.rollup_report(integer, boolean)',
              'EXECUTE ON FUNCTION countercache.rollup_report(integer, boolean, integer),'
-             ' countercache.lane_of(bigint, uuid, integer), countercache.in_lane(bigint, uuid, integer, integer)'),
+             ' countercache.lane_of(bigint, uuid, integer), countercache.in_lane(bigint, uuid, integer, integer),'
+             ' countercache.unwritten(name, name)'),
             ('countercache.rollup_report(integer, boolean)',
              'SELECT, UPDATE ON countercache.queue_claim, countercache.lane_claim, countercache.distinct_claim'),
             ('countercache.key_sql(countercache.counter)',

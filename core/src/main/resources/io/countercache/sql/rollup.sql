@@ -57,6 +57,13 @@ AS $fn$
            ), applied AS (
                UPDATE %1$I.%2$I t SET %6$s
                  FROM locked d WHERE %9$s
+               RETURNING true
+           ), unwritten AS (
+               -- a row it locked (one its sums move, or whose value changes) that the update did not write: a
+               -- BEFORE UPDATE trigger returned NULL. Raised, so that its deltas are dead-lettered (see Poison in
+               -- rollup_report), not counted as applied.
+               SELECT countercache.unwritten(%1$L, %2$L) FROM (SELECT count(*) AS n FROM locked) l
+                WHERE l.n > (SELECT count(*) FROM applied)
            ), held AS (
                %11$s
            ), missing AS (   -- the keys it did not apply: their rows are busy, or missing
@@ -75,7 +82,8 @@ AS $fn$
            )
            SELECT jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n, 'k', s.keys)) FROM (
                SELECT q.counter_id, sum(q.n) AS n, %7$s AS keys FROM q
-                WHERE q.k NOT IN (SELECT b.k FROM busy b) GROUP BY q.counter_id) s$q$,
+                WHERE q.k NOT IN (SELECT b.k FROM busy b) GROUP BY q.counter_id) s
+            WHERE NOT EXISTS (SELECT FROM unwritten)$q$,
         target_schema, target_table, target_key,
         CASE WHEN key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
         (SELECT string_agg(format('sum(q.delta) FILTER (WHERE q.counter_id = %s) AS d%s', c, i), ', ' ORDER BY i)
@@ -111,6 +119,24 @@ AS $fn$
         -- the keys it meant to apply: those whose sums are not all 0, or for a table that recomputes, every key
         CASE WHEN NOT w.recomputes THEN '(' || w.moves || ') AND' ELSE '' END)
       FROM w
+$fn$;
+
+-- Raises the error of an applying statement that locked a target row and did not write it: a BEFORE UPDATE trigger
+-- of the table returned NULL. Not a transient failure: the round's poison handling dead-letters the key's deltas
+-- with it, where counting them as applied would lose them.
+CREATE OR REPLACE FUNCTION countercache.unwritten(target_schema name, target_table name)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    RAISE EXCEPTION USING
+        ERRCODE = 'triggered_action_exception',
+        MESSAGE = format('countercache: the rollup locked a row of %I.%I and its update wrote nothing: a BEFORE UPDATE'
+                         ' trigger on the table returned NULL', target_schema, target_table),
+        HINT = 'make the trigger return NEW when only counter columns change, then recount the counters of the'
+               ' dead-lettered deltas (a recount puts them back in the queue)';
+END
 $fn$;
 
 -- Version 6's contract, for a round of version 4 to 6 in flight while version 7 installs: no touches.
@@ -261,8 +287,10 @@ $fn$;
 -- are applied in one update. A refused counter's deltas go to countercache.dead_letter with the error, unless an
 -- older delta of the same counter and target is still queued (another round holds it) or an amount of them sits in
 -- a slot (a writer holds it, or it waits for the next flush; a slot has no place in the queue's order, so it may be
--- older): then they go back to the queue under their first ids, to be applied after it. Transient failures (deadlock, serialization, lock timeout,
--- resources, shutdown) abort the round.
+-- older): then they go back to the queue under their first ids, to be applied after it. A key whose row the applying
+-- statement locked and did not write (a BEFORE UPDATE trigger of the table returned NULL) is refused so too, by the
+-- error countercache.unwritten raises: counted as applied, its sums would be lost (WritePathIT). Transient failures
+-- (deadlock, serialization, lock timeout, resources, shutdown) abort the round.
 -- Extremes: a min or max counter's deltas are touches; the round sets each touched row's column to the extreme its
 -- source holds, recomputed by an index in the applying statement. The value is right if that statement's snapshot
 -- sees every write whose touch this round or an earlier one consumed. A touch is claimed only once its writer has
