@@ -4,8 +4,8 @@
 -- per counter and key, as arrays ($1 first ids, $2 counters, $3 bigint keys, $4 uuid keys, $5 sums, $6 first enqueue
 -- times, $9 how many deltas each folds); $7 the counters of this table to apply, $8 one key (as text) to restrict
 -- to, or NULL. The sums of busy rows go back to the queue under their first ids.
--- It returns one jsonb array: per counter, the deltas it consumed (n) and, when with_keys, the keys it applied (k;
--- a key whose values stayed as they were is among them).
+-- It returns one jsonb array: per counter, the deltas it consumed (n) and, when with_keys, the keys whose rows it
+-- locked to apply them (k; a key whose values stayed as they were is among them, one whose sums are all 0 is not).
 -- One value, so that a statement that fails part way has reported nothing.
 -- recomputes holds, per counter, NULL for a count or sum (the column adds its folded sum) or, for a min, a max or a
 -- recomputed count, the expression that recomputes the column from the source (extreme_sql): its folded deltas are
@@ -90,7 +90,8 @@ AS $fn$
            FROM unnest(counters) WITH ORDINALITY AS u(c, i)),
         (SELECT string_agg(format('%I = %s', v.col, v.val), ', ' ORDER BY v.i) FROM v)
             || countercache.touch_sql(touches, 'd'),
-        CASE WHEN with_keys THEN 'jsonb_agg(DISTINCT q.k) FILTER (WHERE q.k NOT IN (SELECT m.k FROM missing m))'
+        -- the keys applied to a row: not those whose sums are all 0 (counted as applied, but no row changes)
+        CASE WHEN with_keys THEN 'jsonb_agg(DISTINCT q.k) FILTER (WHERE q.k IN (SELECT h.k FROM held h))'
              ELSE 'NULL::jsonb' END,
         -- a table that recomputes locks, of the keys its round holds, only the rows whose values change: the round
         -- holds every row of those keys already (a new link of an article recomputes every link of it, and all but
