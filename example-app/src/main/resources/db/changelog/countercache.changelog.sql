@@ -3148,10 +3148,10 @@ AS $fn$
                  FROM locked d WHERE %9$s
                RETURNING true
            ), unwritten AS (
-               -- a row it locked (one its sums move, or whose value changes) that the update did not write: a
-               -- BEFORE UPDATE trigger returned NULL. Raised, so that its deltas are dead-lettered (see Poison in
-               -- rollup_report), not counted as applied.
-               SELECT countercache.unwritten(%1$L, %2$L) FROM (SELECT count(*) AS n FROM locked) l
+               -- a row the update was to write (one it locked: one its sums move, or whose value changes) and did
+               -- not: a BEFORE UPDATE trigger returned NULL. Raised, so that its deltas are dead-lettered (see Poison
+               -- in rollup_report), not counted as applied.
+               SELECT countercache.unwritten(%1$L, %2$L) FROM (%13$s) l(n)
                 WHERE l.n > (SELECT count(*) FROM applied)
            ), held AS (
                %11$s
@@ -3207,7 +3207,13 @@ AS $fn$
         CASE WHEN NOT w.recomputes THEN 'SELECT l.k FROM locked l'
              ELSE format('SELECT d.k FROM d WHERE d.k = ANY (%s)', w.held) END,
         -- the keys it meant to apply: those whose sums are not all 0, or for a table that recomputes, every key
-        CASE WHEN NOT w.recomputes THEN '(' || w.moves || ') AND' ELSE '' END)
+        CASE WHEN NOT w.recomputes THEN '(' || w.moves || ') AND' ELSE '' END,
+        -- the rows the update is to write: those it locked; for a table that recomputes, those it locked that its
+        -- snapshot sees (a link that arrived since the locking statement and was updated since this statement's
+        -- snapshot is locked in a version the update's TID scan does not see, and carries a touch of its own)
+        CASE WHEN NOT w.recomputes THEN 'SELECT count(*) FROM locked'
+             ELSE format('SELECT count(*) FROM locked d JOIN %I.%I t ON t.ctid = d.rid AND t.tableoid = d.toid'
+                         ' WHERE t.ctid = ANY (ARRAY(SELECT l.rid FROM locked l))', target_schema, target_table) END)
       FROM w
 $fn$;
 
@@ -3495,7 +3501,8 @@ BEGIN
             SELECT f.consumed, f.derived INTO part, derived FROM countercache.fold_distinct(max_deltas) f;
             report := report || part;
         EXCEPTION WHEN lock_not_available THEN
-            NULL;   -- another round holds a value's count past the lock timeout: these deltas wait for a later round
+            NULL;   -- a value's count is held past the lock timeout (by forget, or by a round of an older version
+                    -- during an upgrade): these deltas wait for a later round
         END;
     END IF;
     -- Nothing queued: nothing to claim (lane -1 holds no target), and no lock to take, so an idle round writes
@@ -4407,7 +4414,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'f24429954556cacb' $fn$;
+AS $fn$ SELECT 'd2d00395ae738ef4' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
