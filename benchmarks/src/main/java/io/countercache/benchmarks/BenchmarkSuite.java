@@ -93,25 +93,20 @@ public final class BenchmarkSuite {
             Scenarios s = new Scenarios(server, quick);
             Report report = new Report(quick, out, profile);
             report.environment(server);
-            if (runs(only, "1")) {
-                System.out.println("1. hot row");
+            if (runs(only, "1", "hot row", started)) {
                 report.hotRow(0, s.hotRow(0));
                 report.hotRow(10, s.hotRow(10));
             }
-            if (runs(only, "2")) {
-                System.out.println("2. deadlocks");
+            if (runs(only, "2", "deadlocks", started)) {
                 report.deadlocks(s.deadlocks());
             }
-            if (runs(only, "3")) {
-                System.out.println("3. single-row writes");
+            if (runs(only, "3", "single-row writes", started)) {
                 report.singleRow(s.singleRowWrites());
             }
-            if (runs(only, "4")) {
-                System.out.println("4. bulk statements");
+            if (runs(only, "4", "bulk statements", started)) {
                 report.bulk(s.bulkRows(), s.bulk());
             }
-            if (runs(only, "5")) {
-                System.out.println("5. rollup");
+            if (runs(only, "5", "rollup", started)) {
                 Map<Integer, Map<Variant, Double>> folds = new LinkedHashMap<>();
                 for (int fold : List.of(1, 10, 1000)) {
                     folds.put(fold, s.rollup(fold));
@@ -119,48 +114,37 @@ public final class BenchmarkSuite {
                 report.rollup(s.rollupDeltas(), folds);
                 report.rollupWorkers(s.rollupWorkers(1000));
             }
-            if (runs(only, "6")) {
-                System.out.println("6. staleness");
+            if (runs(only, "6", "staleness", started)) {
                 report.staleness(List.of(s.staleness(500), s.staleness(2000), s.staleness(8000)));
             }
-            if (runs(only, "7")) {
-                System.out.println("7. bloat");
+            if (runs(only, "7", "bloat", started)) {
                 report.bloat(s.bloatChanges(), s.bloat());
             }
-            if (runs(only, "8")) {
-                System.out.println("8. limit counting");
+            if (runs(only, "8", "limit counting", started)) {
                 report.limits(s.limits());
             }
-            if (runs(only, "9")) {
-                System.out.println("9. recount under writes");
+            if (runs(only, "9", "recount under writes", started)) {
                 report.recount(s.recount());
             }
-            if (runs(only, "10")) {
-                System.out.println("10. counters along a path");
+            if (runs(only, "10", "counters along a path", started)) {
                 report.paths(s.paths());
             }
-            if (runs(only, "12")) {
-                System.out.println("12. min and max");
+            if (runs(only, "12", "min and max", started)) {
                 report.aggregates(s.aggregates(Scenarios.MAX));
             }
-            if (runs(only, "13")) {
-                System.out.println("13. distinct values");
+            if (runs(only, "13", "distinct values", started)) {
                 report.aggregates(s.aggregates(Scenarios.DISTINCT));
             }
-            if (runs(only, "14")) {
-                System.out.println("14. counters per day");
+            if (runs(only, "14", "counters per day", started)) {
                 report.aggregates(s.aggregates(Scenarios.BUCKET));
             }
-            if (runs(only, "15")) {
-                System.out.println("15. many-to-many");
+            if (runs(only, "15", "many-to-many", started)) {
                 report.aggregates(s.aggregates(Scenarios.LINKS));
             }
-            if (runs(only, "16")) {
-                System.out.println("16. a where on the far side of a many-to-many");
+            if (runs(only, "16", "a where on the far side of a many-to-many", started)) {
                 report.aggregates(s.aggregates(Scenarios.FAR_WHERE));
             }
-            if (runs(only, "11")) {
-                System.out.println("11. server CPU per statement");
+            if (runs(only, "11", "server CPU per statement", started)) {
                 report.cpu(s.cpuPerStatement());
             }
             report.write(String.format(Locale.ROOT, "%.0f", (System.nanoTime() - started) / 1e9));
@@ -169,9 +153,16 @@ public final class BenchmarkSuite {
         }
     }
 
-    /** Whether scenario {@code n} runs: all do unless {@code --only} names one (its report then goes elsewhere). */
-    private static boolean runs(String only, String n) {
-        return only == null || only.equals(n);
+    /**
+     * Whether scenario {@code n} runs: all do unless {@code --only} names one (its report then goes elsewhere). One
+     * that runs is announced with the seconds since the profile started, so that a log tells what each one took.
+     */
+    private static boolean runs(String only, String n, String title, long started) {
+        boolean runs = only == null || only.equals(n);
+        if (runs) {
+            System.out.printf(Locale.ROOT, "%s. %s (at %.0f s)%n", n, title, (System.nanoTime() - started) / 1e9);
+        }
+        return runs;
     }
 
     /** Collects sections, goals and charts, then writes benchmarks.md. */
