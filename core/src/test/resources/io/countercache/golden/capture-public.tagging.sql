@@ -142,10 +142,10 @@ BEGIN
         END LOOP;
         END IF;
     ELSIF TG_OP = 'UPDATE' THEN
-        SELECT CASE WHEN NOT EXISTS (SELECT FROM countercache_new OFFSET 1) THEN EXISTS (SELECT FROM (SELECT ROW(tagging.tag_id, (true)) AS sig FROM countercache_old AS tagging) o, (SELECT ROW(tagging.tag_id, (true)) AS sig FROM countercache_new AS tagging) n WHERE o.sig IS DISTINCT FROM n.sig) END INTO changed;
+        SELECT CASE WHEN NOT EXISTS (SELECT FROM countercache_new OFFSET 1) THEN EXISTS (SELECT FROM (SELECT tagging.tag_id AS s1, (true) AS s2 FROM countercache_old AS tagging) o, (SELECT tagging.tag_id AS s1, (true) AS s2 FROM countercache_new AS tagging) n WHERE ROW(o.s1, o.s2) IS DISTINCT FROM ROW(n.s1, n.s2)) END INTO changed;
         IF changed THEN
-        FOR r IN SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Tag.uses */ tagging.tag_id IS NOT NULL AND (true) THEN tagging.tag_id END AS k1, -1 AS d1, NULL::text AS v1, ROW(tagging.tag_id, (true)) AS s1 FROM countercache_old AS tagging) o, (SELECT CASE WHEN /* @CounterCache on Tag.uses */ tagging.tag_id IS NOT NULL AND (true) THEN tagging.tag_id END AS k1, 1 AS d1, NULL::text AS v1, ROW(tagging.tag_id, (true)) AS s1 FROM countercache_new AS tagging) n,
-            LATERAL (VALUES (314919807, o.k1, o.v1, o.d1, o.s1 IS DISTINCT FROM n.s1), (314919807, n.k1, n.v1, n.d1, o.s1 IS DISTINCT FROM n.s1)) AS x(c, k, v, d, moved) WHERE x.moved AND x.k IS NOT NULL AND x.d <> 0 ORDER BY k LOOP
+        FOR r IN SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Tag.uses */ tagging.tag_id IS NOT NULL AND (true) THEN tagging.tag_id END AS k1, -1 AS d1, NULL::text AS v1, tagging.tag_id AS s1_1, (true) AS s1_2 FROM countercache_old AS tagging) o, (SELECT CASE WHEN /* @CounterCache on Tag.uses */ tagging.tag_id IS NOT NULL AND (true) THEN tagging.tag_id END AS k1, 1 AS d1, NULL::text AS v1, tagging.tag_id AS s1_1, (true) AS s1_2 FROM countercache_new AS tagging) n,
+            LATERAL (VALUES (314919807, o.k1, o.v1, o.d1, ROW(o.s1_1, o.s1_2) IS DISTINCT FROM ROW(n.s1_1, n.s1_2)), (314919807, n.k1, n.v1, n.d1, ROW(o.s1_1, o.s1_2) IS DISTINCT FROM ROW(n.s1_1, n.s1_2))) AS x(c, k, v, d, moved) WHERE x.moved AND x.k IS NOT NULL AND x.d <> 0 ORDER BY k LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
                 UPDATE countercache.slot s SET n = s.n + r.d WHERE s.ctid = held;
