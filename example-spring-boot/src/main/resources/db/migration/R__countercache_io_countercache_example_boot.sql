@@ -1972,6 +1972,27 @@ BEGIN
 END
 $fn$;
 
+-- The library that generated a changelog's unit of a table, by the digest of its SQL (schema_digest() is the
+-- installed library's). Every such unit names it, so that its text, and so Liquibase's and Flyway's checksum of it,
+-- changes with the library's SQL: an upgrade of the library reruns the unit of every table, which rebuilds the
+-- table's triggers with the generator the schema's unit has just installed. The trigger bodies are generated in the
+-- database, so a fix or a speed-up of the generator reaches the tables installed before, though no counter changed.
+-- Another digest than the installed one's means a changelog of another release applied after this schema: the
+-- triggers it rebuilds are those of the installed library, which it says.
+CREATE OR REPLACE FUNCTION countercache.built_by(digest text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF digest IS DISTINCT FROM countercache.schema_digest() THEN
+        RAISE WARNING 'countercache: this changelog comes from a library whose SQL has digest %, the countercache schema here from one with digest %: the triggers it rebuilds are the installed library''s',
+            digest, countercache.schema_digest()
+            USING HINT = 'give the applications that share this database one countercache release, or apply the newest one''s changelog last';
+    END IF;
+END
+$fn$;
+
 -- install_triggers for a changelog's unit of a table that holds counters, lies on their paths or feeds them besides
 -- their first source, then a check that the rebuilt triggers serve each counter named in serving. The names are in
 -- the unit's text, so that the text changes whenever the counters the table serves do: Liquibase runs a changeset
@@ -4442,7 +4463,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'd1ec828b1dd923f7' $fn$;
+AS $fn$ SELECT '37b3105c7dd831b4' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4583,6 +4604,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
+SELECT countercache.built_by('37b3105c7dd831b4');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -4668,6 +4690,7 @@ SELECT countercache.define_counter('{
 SELECT countercache.install_triggers('public', 'post');
 
 -- countercache-target-public.topic: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
+SELECT countercache.built_by('37b3105c7dd831b4');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 
 -- countercache-prune: forget counters of changelog io.countercache.example.boot that are no longer declared

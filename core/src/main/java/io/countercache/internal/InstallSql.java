@@ -263,11 +263,20 @@ public final class InstallSql {
                 .append(literal("apply the changelog that creates it before the countercache changelog"))
                 .append(")\n WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', ").append(literal(source.schema()))
                 .append(", ").append(literal(source.table())).append(")) IS NULL;\n");
-        sql.append("LOCK TABLE ").append(source.sql()).append(" IN SHARE ROW EXCLUSIVE MODE;\n\n");
+        sql.append(builtBy()).append("LOCK TABLE ").append(source.sql()).append(" IN SHARE ROW EXCLUSIVE MODE;\n\n");
         for (CounterDefinition c : defs) {
             sql.append(defineCall(c)).append('\n');
         }
         return sql.append(installTriggers(source)).toString();
+    }
+
+    /**
+     * The library that generates this unit of a table, by the digest of its SQL: so that the unit's text, and with it
+     * Liquibase's and Flyway's checksum, changes with the library, and an upgrade of the library reruns every table's
+     * unit, which rebuilds the table's triggers with the generator just installed (see {@code countercache.built_by}).
+     */
+    private static String builtBy() {
+        return "SELECT countercache.built_by(" + literal(schemaDigest()) + ");\n";
     }
 
     /** Rebuilds a table's triggers from the catalog: every counter it feeds, holds or lies on the path of. */
@@ -280,7 +289,7 @@ public final class InstallSql {
      * serve them: the names make the unit's text, so Liquibase's checksum, change when a counter comes to the table.
      */
     private static String installTriggers(TableName table, List<CounterDefinition> serving) {
-        return "SELECT countercache.install_triggers(" + literal(table.schema()) + ", " + literal(table.table())
+        return builtBy() + "SELECT countercache.install_triggers(" + literal(table.schema()) + ", " + literal(table.table())
                 + ", ARRAY[" + serving.stream().map(c -> literal(c.name())).collect(Collectors.joining(", "))
                 + "]::text[]);\n";
     }

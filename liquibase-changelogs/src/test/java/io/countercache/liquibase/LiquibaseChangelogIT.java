@@ -2,6 +2,7 @@ package io.countercache.liquibase;
 
 import io.countercache.CounterCacheException;
 import io.countercache.Strategy;
+import io.countercache.internal.InstallSql;
 import io.countercache.spi.CounterDefinition;
 import io.countercache.spi.KeyType;
 import io.countercache.spi.TableName;
@@ -137,6 +138,39 @@ class LiquibaseChangelogIT {
         db.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 50, 'featured')");
         db.queryLong("SELECT countercache.rollup(1000)");
         assertThat(db.queryLong("SELECT total_public_comments FROM blog_article WHERE id = 50")).isEqualTo(1);
+    }
+
+    /**
+     * An upgrade of the library rebuilds every table's triggers with its generator, though no counter changed: each
+     * table's changeset names the library's digest, so its text changes with the library's SQL. The older library
+     * here is this changelog with another digest, and a capture body of its own (one that counts nothing).
+     */
+    @Test
+    void anUpgradeOfTheLibraryRebuildsTheTriggersOfEveryTable() throws Exception {
+        List<CounterDefinition> counters = List.of(articleCounter("total_comments", null));
+        String current = ChangelogWriter.render(counters, null);
+        String builtBy = "countercache.built_by('" + InstallSql.schemaDigest() + "')";
+        assertThat(current).contains(builtBy);
+        Path older = dir.resolve("countercache.changelog.sql");   // the file apply() writes: one changelog, two releases
+        Files.writeString(older, current.replace(builtBy, "countercache.built_by('0123456789abcdef')"));
+        try (Connection c = db.dataSource().getConnection()) {
+            CounterCacheLiquibase.update(c, older);
+        }
+        String capture = db.queryRows("SELECT t.tgfoid::regprocedure FROM pg_trigger t WHERE t.tgname = 'countercache_insert'"
+                + " AND t.tgrelid = 'blog_comment'::regclass").get(0).get(0);
+        db.execute("CREATE OR REPLACE FUNCTION " + capture + " RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER"
+                + " SET search_path = pg_catalog, pg_temp AS $$ BEGIN RETURN NULL; END $$");
+
+        apply(counters);
+        assertThat(db.queryRows("SELECT id FROM databasechangelog WHERE exectype = 'RERAN' ORDER BY id"))
+                .as("the changesets that ran again: the tables' and the recount, which runs every time")
+                .containsExactly(List.of("countercache-recount"), List.of("countercache-source-public.blog_comment"),
+                        List.of("countercache-target-public.blog_article"));
+        db.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 50, 'private')");
+        db.queryLong("SELECT countercache.rollup(1000)");
+        assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE id = 50"))
+                .as("a comment inserted after the upgrade, counted by the rebuilt capture").isEqualTo(1);
+        assertThat(mismatches("total_comments", "true")).isZero();
     }
 
     /**
