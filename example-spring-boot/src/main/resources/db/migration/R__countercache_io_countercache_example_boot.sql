@@ -1403,14 +1403,12 @@ AS $fn$
                   WHERE x IS NOT NULL ORDER BY n)
 $fn$;
 
--- signature_parts as one list, for a ROW(...) of them.
-CREATE OR REPLACE FUNCTION countercache.signature_sql(c countercache.counter)
-RETURNS text
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $fn$
-    SELECT array_to_string(countercache.signature_parts(c), ', ')
-$fn$;
+-- Replaced by signature_parts and signature_columns (2026-11-27): a record of the signature no capture compares now.
+DO $drop$ BEGIN   -- without DROP ... IF EXISTS's notice, which a fresh install must not print (UpgradeIT)
+    IF to_regprocedure('countercache.signature_sql(countercache.counter)') IS NOT NULL THEN
+        DROP FUNCTION countercache.signature_sql(countercache.counter);
+    END IF;
+END $drop$;
 
 -- The signatures of cs as columns <prefix>1, <prefix>2, ... of a row aliased as the source table (select), each
 -- expression once, and the comparison of two such rows aliased o and n (differs): see signature_parts.
@@ -1681,7 +1679,7 @@ AS $fn$
 $fn$;
 
 -- Skips an UPDATE that changed nothing any counter of cs reads: when every new row has an old row with its primary
--- key and the same signature (signature_sql, of every counter), every contribution the UPDATE takes back it adds
+-- key and the same signature (signature_columns, of every counter), every contribution the UPDATE takes back it adds
 -- again. One hash join of the two transition tables on the key, where the fold would read each once per counter.
 -- Empty for a table without a primary key.
 CREATE OR REPLACE FUNCTION countercache.unchanged_sql(cs countercache.counter[], dynamic boolean)
@@ -1695,10 +1693,10 @@ AS $fn$
                                          format('SELECT EXISTS (%s)', q.changes))
                 ELSE format(E'        IF NOT EXISTS (%s) THEN\n'
                             || E'            RETURN NULL;   -- nothing counted changed\n        END IF;\n', q.changes) END
-      FROM (SELECT format('SELECT FROM (%1$s) n LEFT JOIN (%2$s) o ON %3$s AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL',
-               format('SELECT %s, ROW(%s) AS sig FROM countercache_new AS %I', k.selected, s.sig, (cs[1]).source_table),
-               format('SELECT %s, ROW(%s) AS sig FROM countercache_old AS %I', k.selected, s.sig, (cs[1]).source_table),
-               k.joined) AS changes, k.keys
+      FROM (SELECT format('SELECT FROM (%1$s) n LEFT JOIN (%2$s) o ON %3$s AND NOT (%4$s) WHERE o.k1 IS NULL',
+               format('SELECT %s, %s FROM countercache_new AS %I', k.selected, s.selected, (cs[1]).source_table),
+               format('SELECT %s, %s FROM countercache_old AS %I', k.selected, s.selected, (cs[1]).source_table),
+               k.joined, s.differs) AS changes, k.keys
       FROM (SELECT array_agg(a.attname ORDER BY a.attnum) AS keys,
                    string_agg(format('%I.%I AS k%s', (cs[1]).source_table, a.attname, a.n), ', ' ORDER BY a.attnum) AS selected,
                    string_agg(format('o.k%1$s = n.k%1$s', a.n), ' AND ' ORDER BY a.attnum) AS joined
@@ -1706,8 +1704,7 @@ AS $fn$
                       FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
                      WHERE i.indrelid = to_regclass(format('%I.%I', (cs[1]).source_schema, (cs[1]).source_table))
                        AND i.indisprimary) a) k,
-           (SELECT string_agg(countercache.signature_sql(c), ', ' ORDER BY c.name) AS sig
-              FROM unnest(cs) c) s) q
+           countercache.signature_columns(cs, 's') s) q
 $fn$;
 
 -- One branch of a capture (see sized_capture_sql): the early exit of an update of many rows, the locks, the capture.
@@ -4463,7 +4460,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '37b3105c7dd831b4' $fn$;
+AS $fn$ SELECT '1b6830c23274d7a5' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4604,7 +4601,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('37b3105c7dd831b4');
+SELECT countercache.built_by('1b6830c23274d7a5');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -4690,7 +4687,7 @@ SELECT countercache.define_counter('{
 SELECT countercache.install_triggers('public', 'post');
 
 -- countercache-target-public.topic: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('37b3105c7dd831b4');
+SELECT countercache.built_by('1b6830c23274d7a5');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 
 -- countercache-prune: forget counters of changelog io.countercache.example.boot that are no longer declared

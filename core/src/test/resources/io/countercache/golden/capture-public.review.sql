@@ -104,7 +104,7 @@ BEGIN
         ELSIF changed IS NOT NULL THEN
             RETURN NULL;   -- nothing counted changed
         ELSIF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
-        IF NOT EXISTS (SELECT FROM (SELECT review.id AS k1, ROW(review.product_id, (approved), review.product_id, (approved), review.stars, review.product_id, (approved), review.product_id, (true), review.stars) AS sig FROM countercache_new AS review) n LEFT JOIN (SELECT review.id AS k1, ROW(review.product_id, (approved), review.product_id, (approved), review.stars, review.product_id, (approved), review.product_id, (true), review.stars) AS sig FROM countercache_old AS review) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL) THEN
+        IF NOT EXISTS (SELECT FROM (SELECT review.id AS k1, review.product_id AS s1, (approved) AS s2, review.stars AS s3, (true) AS s4 FROM countercache_new AS review) n LEFT JOIN (SELECT review.id AS k1, review.product_id AS s1, (approved) AS s2, review.stars AS s3, (true) AS s4 FROM countercache_old AS review) o ON o.k1 = n.k1 AND NOT (ROW(o.s1, o.s2, o.s3, o.s4) IS DISTINCT FROM ROW(n.s1, n.s2, n.s3, n.s4)) WHERE o.k1 IS NULL) THEN
             RETURN NULL;   -- nothing counted changed
         END IF;
         PERFORM FROM public.product v WHERE v.id IN (SELECT x.product_id FROM countercache_old x) ORDER BY v.id FOR KEY SHARE OF v;
@@ -133,7 +133,7 @@ BEGIN
             SELECT /* @CounterCache on Shop.stars */ v.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM countercache_old AS review WHERE review.product_id IS NOT NULL AND (true)) s JOIN public.product v ON v.id = s.f WHERE v.shop_id IS NOT NULL
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
         ELSE
-        EXECUTE 'SELECT EXISTS (SELECT FROM (SELECT review.id AS k1, ROW(review.product_id, (approved), review.product_id, (approved), review.stars, review.product_id, (approved), review.product_id, (true), review.stars) AS sig FROM countercache_new AS review) n LEFT JOIN (SELECT review.id AS k1, ROW(review.product_id, (approved), review.product_id, (approved), review.stars, review.product_id, (approved), review.product_id, (true), review.stars) AS sig FROM countercache_old AS review) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL)' INTO changed;
+        EXECUTE 'SELECT EXISTS (SELECT FROM (SELECT review.id AS k1, review.product_id AS s1, (approved) AS s2, review.stars AS s3, (true) AS s4 FROM countercache_new AS review) n LEFT JOIN (SELECT review.id AS k1, review.product_id AS s1, (approved) AS s2, review.stars AS s3, (true) AS s4 FROM countercache_old AS review) o ON o.k1 = n.k1 AND NOT (ROW(o.s1, o.s2, o.s3, o.s4) IS DISTINCT FROM ROW(n.s1, n.s2, n.s3, n.s4)) WHERE o.k1 IS NULL)' INTO changed;
         IF NOT changed THEN
             RETURN NULL;   -- nothing counted changed
         END IF;

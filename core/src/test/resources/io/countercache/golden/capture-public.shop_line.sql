@@ -132,7 +132,7 @@ BEGIN
         ELSIF changed IS NOT NULL THEN
             RETURN NULL;   -- nothing counted changed
         ELSIF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
-        IF NOT EXISTS (SELECT FROM (SELECT shop_line.id AS k1, ROW(shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price, shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price) AS sig FROM countercache_new AS shop_line) n LEFT JOIN (SELECT shop_line.id AS k1, ROW(shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price, shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price) AS sig FROM countercache_old AS shop_line) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL) THEN
+        IF NOT EXISTS (SELECT FROM (SELECT shop_line.id AS k1, shop_line.order_id AS s1, (true) AS s2, shop_line.amount AS s3, shop_line.price AS s4 FROM countercache_new AS shop_line) n LEFT JOIN (SELECT shop_line.id AS k1, shop_line.order_id AS s1, (true) AS s2, shop_line.amount AS s3, shop_line.price AS s4 FROM countercache_old AS shop_line) o ON o.k1 = n.k1 AND NOT (ROW(o.s1, o.s2, o.s3, o.s4) IS DISTINCT FROM ROW(n.s1, n.s2, n.s3, n.s4)) WHERE o.k1 IS NULL) THEN
             RETURN NULL;   -- nothing counted changed
         END IF;
         INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
@@ -162,7 +162,7 @@ BEGIN
             LATERAL (SELECT CASE WHEN i < n THEN trunc(p.d / n) ELSE p.d - trunc(p.d / n) * (n - 1) END::bigint AS d
                        FROM (SELECT greatest(1, ceil(abs(p.d) / 4611686018427387904))::integer) m(n), generate_series(1, m.n) i) q) s;
         ELSE
-        EXECUTE 'SELECT EXISTS (SELECT FROM (SELECT shop_line.id AS k1, ROW(shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price, shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price) AS sig FROM countercache_new AS shop_line) n LEFT JOIN (SELECT shop_line.id AS k1, ROW(shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price, shop_line.order_id, (true), shop_line.amount, shop_line.order_id, (true), shop_line.price) AS sig FROM countercache_old AS shop_line) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL)' INTO changed;
+        EXECUTE 'SELECT EXISTS (SELECT FROM (SELECT shop_line.id AS k1, shop_line.order_id AS s1, (true) AS s2, shop_line.amount AS s3, shop_line.price AS s4 FROM countercache_new AS shop_line) n LEFT JOIN (SELECT shop_line.id AS k1, shop_line.order_id AS s1, (true) AS s2, shop_line.amount AS s3, shop_line.price AS s4 FROM countercache_old AS shop_line) o ON o.k1 = n.k1 AND NOT (ROW(o.s1, o.s2, o.s3, o.s4) IS DISTINCT FROM ROW(n.s1, n.s2, n.s3, n.s4)) WHERE o.k1 IS NULL)' INTO changed;
         IF NOT changed THEN
             RETURN NULL;   -- nothing counted changed
         END IF;

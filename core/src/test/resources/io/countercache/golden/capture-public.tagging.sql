@@ -166,7 +166,7 @@ BEGIN
         ELSIF changed IS NOT NULL THEN
             RETURN NULL;   -- nothing counted changed
         ELSIF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
-        IF NOT EXISTS (SELECT FROM (SELECT tagging.id AS k1, ROW(tagging.tag_id, (true)) AS sig FROM countercache_new AS tagging) n LEFT JOIN (SELECT tagging.id AS k1, ROW(tagging.tag_id, (true)) AS sig FROM countercache_old AS tagging) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL) THEN
+        IF NOT EXISTS (SELECT FROM (SELECT tagging.id AS k1, tagging.tag_id AS s1, (true) AS s2 FROM countercache_new AS tagging) n LEFT JOIN (SELECT tagging.id AS k1, tagging.tag_id AS s1, (true) AS s2 FROM countercache_old AS tagging) o ON o.k1 = n.k1 AND NOT (ROW(o.s1, o.s2) IS DISTINCT FROM ROW(n.s1, n.s2)) WHERE o.k1 IS NULL) THEN
             RETURN NULL;   -- nothing counted changed
         END IF;
         FOR r IN SELECT 314919807 AS c, x.k, x.v, sum(x.d) AS d FROM (
@@ -192,7 +192,7 @@ BEGIN
             END IF;
         END LOOP;
         ELSE
-        EXECUTE 'SELECT EXISTS (SELECT FROM (SELECT tagging.id AS k1, ROW(tagging.tag_id, (true)) AS sig FROM countercache_new AS tagging) n LEFT JOIN (SELECT tagging.id AS k1, ROW(tagging.tag_id, (true)) AS sig FROM countercache_old AS tagging) o ON o.k1 = n.k1 AND o.sig IS NOT DISTINCT FROM n.sig WHERE o.k1 IS NULL)' INTO changed;
+        EXECUTE 'SELECT EXISTS (SELECT FROM (SELECT tagging.id AS k1, tagging.tag_id AS s1, (true) AS s2 FROM countercache_new AS tagging) n LEFT JOIN (SELECT tagging.id AS k1, tagging.tag_id AS s1, (true) AS s2 FROM countercache_old AS tagging) o ON o.k1 = n.k1 AND NOT (ROW(o.s1, o.s2) IS DISTINCT FROM ROW(n.s1, n.s2)) WHERE o.k1 IS NULL)' INTO changed;
         IF NOT changed THEN
             RETURN NULL;   -- nothing counted changed
         END IF;
