@@ -369,6 +369,23 @@ class InterleavingsIT {
         assertExact();
     }
 
+    /**
+     * A round beside a lone round waits at most half of what its statement_timeout leaves, then claims nothing: with
+     * the full 10 s wait, a role's statement_timeout below that failed the round with 57014 (query canceled).
+     */
+    @Test
+    void aRoundBesideALoneRoundGivesUpBeforeItsStatementTimeout() throws Exception {
+        db.execute(comment(1) + ";" + comment(2));
+        Session lone = sessions.open("lone"), other = sessions.open("other");
+        lone.run("BEGIN; SELECT countercache.rollup(1)");
+        other.run("SET statement_timeout = '1s'");
+        Step beside = other.start("SELECT countercache.rollup(100)");   // it waits, then gives up
+        assertThat(beside.await()).as("beside the lone round").containsExactly(List.of("0"));
+        lone.run("COMMIT");
+        assertThat(other.queryLong("SELECT countercache.rollup(100)")).as("once it committed").isPositive();
+        assertExact();
+    }
+
     /** A claim row gone missing (a partial restore) orders nothing: rounds claim as they did before it existed. */
     @Test
     void withoutItsClaimRowTheRollupStillClaims() throws Exception {
