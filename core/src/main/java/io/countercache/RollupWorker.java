@@ -239,6 +239,7 @@ public final class RollupWorker implements AutoCloseable {
         long backoff = pollInterval.toMillis();
         long streakStarted = 0;
         long streakFailures = 0;
+        warnAboutRowSecurity();
         try {
             while (running) {
                 try {
@@ -275,6 +276,24 @@ public final class RollupWorker implements AutoCloseable {
         } catch (Error e) {
             log.error("{} died; counters stop being updated until a worker runs again", name, e);
             throw e;
+        }
+    }
+
+    /**
+     * Logs each counted table whose row-level security may hide rows from this worker's role: a recount would leave
+     * them out, and a round could not update them. A check that fails (a schema older than the check) logs nothing:
+     * the rounds report what stops them.
+     */
+    private void warnAboutRowSecurity() {
+        try {
+            Connection c = connections.open();
+            try {
+                Round.rowSecurityProblems(c).forEach(p -> log.warn("{}: {}", name, p));
+            } finally {
+                connections.release(c);
+            }
+        } catch (SQLException | RuntimeException e) {
+            log.debug("{}: could not check row-level security: {}", name, e.toString());
         }
     }
 

@@ -202,4 +202,49 @@ class RolesIT {
         run(as("app_user", "app"), "CREATE TABLE own (id int); ALTER TABLE own ADD COLUMN x int;"
                 + " ALTER TABLE own RENAME COLUMN x TO y; DROP TABLE own");
     }
+
+    /**
+     * Row-level security that may hide rows from the worker is reported, with its fix, before any round: a recount
+     * as the worker leaves the hidden rows out and writes a wrong count. A policy that shows the worker every row
+     * ends the report; a restrictive policy beside it brings it back.
+     */
+    @Test
+    @Order(5)
+    void rowLevelSecurityThatMayHideRowsFromTheWorkerIsReportedWithItsFix() throws Exception {
+        db.execute(script("worker") + "ALTER TABLE blog_comment ENABLE ROW LEVEL SECURITY;"
+                + "CREATE POLICY app_rows ON blog_comment TO app_user USING (true) WITH CHECK (true)");
+        PGSimpleDataSource worker = as("countercache_worker", "worker");
+        String check = "SELECT p.table_name || ': ' || p.problem || '; fix: ' || p.fix"
+                + " FROM countercache.row_security_problems(current_user) p";
+        List<String> reported;
+        try (Connection c = worker.getConnection()) {
+            reported = io.countercache.internal.Round.rowSecurityProblems(c);
+        }
+        assertThat(reported).singleElement().asString()
+                .contains("row-level security on public.blog_comment applies to the rollup's role countercache_worker")
+                .contains("Article.totalComments").contains("ALTER ROLE countercache_worker BYPASSRLS");
+        assertThat(db.queryRows(check.replace("current_user", "'app_user'"))).as("the policy shows app_user every row")
+                .isEmpty();
+
+        // what it warns of: the worker sees no comment, and its recount writes 0 over article 1's comments
+        db.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public')");
+        BlogSchema.assertExactAfterRollup(db);
+        run(worker, "SELECT countercache.recount(" + BlogSchema.ARTICLE_COMMENTS.id() + ")");
+        RollupWorker.builder(worker).build().drain();
+        assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE id = 1")).as("recounted blind").isZero();
+
+        db.execute("CREATE POLICY countercache_worker ON blog_comment TO countercache_worker USING (true)"
+                + " WITH CHECK (true)");
+        try (Connection c = worker.getConnection()) {
+            assertThat(io.countercache.internal.Round.rowSecurityProblems(c)).as("with the fix's policy").isEmpty();
+            db.execute("CREATE POLICY restricted ON blog_comment AS RESTRICTIVE TO countercache_worker"
+                    + " USING (publish_status = 'public')");
+            assertThat(io.countercache.internal.Round.rowSecurityProblems(c)).as("beside a restrictive one").hasSize(1);
+        }
+        db.execute("DROP POLICY restricted ON blog_comment");
+        run(worker, "SELECT countercache.recount(" + BlogSchema.ARTICLE_COMMENTS.id() + ")");
+        BlogSchema.assertExactAfterRollup(db);
+        db.execute("DROP POLICY countercache_worker ON blog_comment; DROP POLICY app_rows ON blog_comment;"
+                + " ALTER TABLE blog_comment DISABLE ROW LEVEL SECURITY");
+    }
 }

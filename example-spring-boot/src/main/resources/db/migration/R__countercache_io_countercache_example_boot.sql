@@ -2972,6 +2972,45 @@ AS $fn$
      GROUP BY k.name, k.declared_by, x.kind, x.s, x.t
 $fn$;
 
+-- The counted tables whose rows row-level security may hide from a role (the rollup's), one row per table, naming
+-- its counters and the fix. The worker reads sources to recount and recompute, and locks and updates targets: a row
+-- a policy hides is left out of a recount (a wrong count, written) and looks busy to a round (its deltas go back to
+-- the queue, round after round). Only a role that bypasses row security (a superuser, BYPASSRLS, the table's owner
+-- unless the table forces it) or that a policy shows every row (a permissive one for every command whose condition
+-- and check are true, and no restrictive one) is safe; other policies may be, but no catalog can tell. The worker
+-- logs these when it starts. SECURITY DEFINER: it calls the catalog's functions, which only the migrator runs.
+CREATE OR REPLACE FUNCTION countercache.row_security_problems(for_role name)
+RETURNS TABLE (table_name text, problem text, fix text)
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    WITH me AS (
+        SELECT r.oid, r.rolname, r.rolsuper OR r.rolbypassrls AS bypasses FROM pg_roles r WHERE r.rolname = for_role
+    ), counted AS (
+        SELECT k.declared_by, to_regclass(format('%I.%I', v.s, v.t)) AS tbl
+          FROM countercache.counter k, LATERAL countercache.counter_tables(k) v(kind, s, t)
+        UNION
+        SELECT k.declared_by, p.tbl FROM countercache.counter k, LATERAL countercache.bucket_parent_table(k) p
+    ), applies AS (   -- the policies of a table that apply to the role
+        SELECT p.* FROM pg_policy p, me
+         WHERE 0 = ANY (p.polroles) OR EXISTS (SELECT FROM unnest(p.polroles) g WHERE pg_has_role(me.oid, g, 'USAGE'))
+    )
+    SELECT format('%s', c.tbl),
+           format('row-level security on %s applies to the rollup''s role %I, and its policies may hide rows from it:'
+                  ' a recount would leave them out and a round could not update them (@CounterCache on %s)',
+                  c.tbl, me.rolname, string_agg(DISTINCT c.declared_by, ', ')),
+           format('ALTER ROLE %I BYPASSRLS (as a superuser), or CREATE POLICY countercache_worker ON %s TO %I'
+                  ' USING (true) WITH CHECK (true)', me.rolname, c.tbl, me.rolname)
+      FROM counted c JOIN pg_class t ON t.oid = c.tbl, me
+     WHERE t.relrowsecurity AND NOT me.bypasses
+       AND (t.relforcerowsecurity OR NOT pg_has_role(me.oid, t.relowner, 'USAGE'))
+       AND NOT (EXISTS (SELECT FROM applies a WHERE a.polrelid = t.oid AND a.polpermissive AND a.polcmd = '*'
+                         AND pg_get_expr(a.polqual, a.polrelid) = 'true'
+                         AND coalesce(pg_get_expr(a.polwithcheck, a.polrelid), 'true') = 'true')
+                AND NOT EXISTS (SELECT FROM applies a WHERE a.polrelid = t.oid AND NOT a.polpermissive))
+     GROUP BY c.tbl, me.rolname
+$fn$;
+
 -- The problems of the installed counters with the database as it is now (as counter_problems finds them, plus a
 -- counter column gone missing), for the counters of these tables (schema.table, quoted as format's %I quotes) and
 -- those whose tables are missing, or for every counter when tables is NULL. The DDL guard refuses a statement that
@@ -4466,7 +4505,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '2457258a1d45b4d1' $fn$;
+AS $fn$ SELECT '245f7facd7be087e' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4484,8 +4523,9 @@ GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint), countercache.di
 -- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
 -- form, lane_of and in_lane, which its claim calls even for one lane, and unwritten, which its applying statements
 -- call); the rows a round locks (queue_claim's, which orders the claims, a lane's, and distinct_claim's); the
--- formulas of packed keys, which key_sql and batch_source_sql call for every counter; and the copies of a counter
--- per source table, which drift_sql asks for every counter.
+-- check of row-level security a worker runs when it starts; the formulas of packed keys, which key_sql and
+-- batch_source_sql call for every counter; and the copies of a counter per source table, which drift_sql asks for
+-- every counter.
 DO $grants$
 DECLARE
     rule record;
@@ -4499,6 +4539,8 @@ BEGIN
              ' countercache.unwritten(name, name)'),
             ('countercache.rollup_report(integer, boolean)',
              'SELECT, UPDATE ON countercache.queue_claim, countercache.lane_claim, countercache.distinct_claim'),
+            ('countercache.rollup_report(integer, boolean)',
+             'EXECUTE ON FUNCTION countercache.row_security_problems(name)'),
             ('countercache.key_sql(countercache.counter)',
              'EXECUTE ON FUNCTION countercache.packed_key_sql(countercache.counter),'
              ' countercache.pair_key_sql(countercache.counter), countercache.digested(countercache.counter),'
@@ -4607,7 +4649,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('2457258a1d45b4d1');
+SELECT countercache.built_by('245f7facd7be087e');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -4693,7 +4735,7 @@ SELECT countercache.define_counter('{
 SELECT countercache.install_triggers('public', 'post');
 
 -- countercache-target-public.topic: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('2457258a1d45b4d1');
+SELECT countercache.built_by('245f7facd7be087e');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 
 -- countercache-prune: forget counters of changelog io.countercache.example.boot that are no longer declared

@@ -144,6 +144,22 @@ public final class Round {
         }
     }
 
+    /**
+     * The counted tables whose row-level security may hide rows from this connection's role, each as one line naming
+     * its counters and the fix (see docs/security.md).
+     */
+    public static List<String> rowSecurityProblems(Connection c) throws SQLException {
+        List<String> problems = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("SELECT p.problem || '; fix: ' || p.fix"
+                + " FROM countercache.row_security_problems(current_user) p ORDER BY p.table_name");
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                problems.add(rs.getString(1));
+            }
+        }
+        return problems;
+    }
+
     /** Logs what the rollup warned about (a table it may not update), each distinct message once a minute. */
     private void warn(SQLWarning w) {
         for (; w != null; w = w.getNextWarning()) {

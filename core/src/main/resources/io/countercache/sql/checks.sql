@@ -480,6 +480,45 @@ AS $fn$
      GROUP BY k.name, k.declared_by, x.kind, x.s, x.t
 $fn$;
 
+-- The counted tables whose rows row-level security may hide from a role (the rollup's), one row per table, naming
+-- its counters and the fix. The worker reads sources to recount and recompute, and locks and updates targets: a row
+-- a policy hides is left out of a recount (a wrong count, written) and looks busy to a round (its deltas go back to
+-- the queue, round after round). Only a role that bypasses row security (a superuser, BYPASSRLS, the table's owner
+-- unless the table forces it) or that a policy shows every row (a permissive one for every command whose condition
+-- and check are true, and no restrictive one) is safe; other policies may be, but no catalog can tell. The worker
+-- logs these when it starts. SECURITY DEFINER: it calls the catalog's functions, which only the migrator runs.
+CREATE OR REPLACE FUNCTION countercache.row_security_problems(for_role name)
+RETURNS TABLE (table_name text, problem text, fix text)
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    WITH me AS (
+        SELECT r.oid, r.rolname, r.rolsuper OR r.rolbypassrls AS bypasses FROM pg_roles r WHERE r.rolname = for_role
+    ), counted AS (
+        SELECT k.declared_by, to_regclass(format('%I.%I', v.s, v.t)) AS tbl
+          FROM countercache.counter k, LATERAL countercache.counter_tables(k) v(kind, s, t)
+        UNION
+        SELECT k.declared_by, p.tbl FROM countercache.counter k, LATERAL countercache.bucket_parent_table(k) p
+    ), applies AS (   -- the policies of a table that apply to the role
+        SELECT p.* FROM pg_policy p, me
+         WHERE 0 = ANY (p.polroles) OR EXISTS (SELECT FROM unnest(p.polroles) g WHERE pg_has_role(me.oid, g, 'USAGE'))
+    )
+    SELECT format('%s', c.tbl),
+           format('row-level security on %s applies to the rollup''s role %I, and its policies may hide rows from it:'
+                  ' a recount would leave them out and a round could not update them (@CounterCache on %s)',
+                  c.tbl, me.rolname, string_agg(DISTINCT c.declared_by, ', ')),
+           format('ALTER ROLE %I BYPASSRLS (as a superuser), or CREATE POLICY countercache_worker ON %s TO %I'
+                  ' USING (true) WITH CHECK (true)', me.rolname, c.tbl, me.rolname)
+      FROM counted c JOIN pg_class t ON t.oid = c.tbl, me
+     WHERE t.relrowsecurity AND NOT me.bypasses
+       AND (t.relforcerowsecurity OR NOT pg_has_role(me.oid, t.relowner, 'USAGE'))
+       AND NOT (EXISTS (SELECT FROM applies a WHERE a.polrelid = t.oid AND a.polpermissive AND a.polcmd = '*'
+                         AND pg_get_expr(a.polqual, a.polrelid) = 'true'
+                         AND coalesce(pg_get_expr(a.polwithcheck, a.polrelid), 'true') = 'true')
+                AND NOT EXISTS (SELECT FROM applies a WHERE a.polrelid = t.oid AND NOT a.polpermissive))
+     GROUP BY c.tbl, me.rolname
+$fn$;
+
 -- The problems of the installed counters with the database as it is now (as counter_problems finds them, plus a
 -- counter column gone missing), for the counters of these tables (schema.table, quoted as format's %I quotes) and
 -- those whose tables are missing, or for every counter when tables is NULL. The DDL guard refuses a statement that

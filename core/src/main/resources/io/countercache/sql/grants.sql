@@ -14,8 +14,9 @@ GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint), countercache.di
 -- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
 -- form, lane_of and in_lane, which its claim calls even for one lane, and unwritten, which its applying statements
 -- call); the rows a round locks (queue_claim's, which orders the claims, a lane's, and distinct_claim's); the
--- formulas of packed keys, which key_sql and batch_source_sql call for every counter; and the copies of a counter
--- per source table, which drift_sql asks for every counter.
+-- check of row-level security a worker runs when it starts; the formulas of packed keys, which key_sql and
+-- batch_source_sql call for every counter; and the copies of a counter per source table, which drift_sql asks for
+-- every counter.
 DO $grants$
 DECLARE
     rule record;
@@ -29,6 +30,8 @@ BEGIN
              ' countercache.unwritten(name, name)'),
             ('countercache.rollup_report(integer, boolean)',
              'SELECT, UPDATE ON countercache.queue_claim, countercache.lane_claim, countercache.distinct_claim'),
+            ('countercache.rollup_report(integer, boolean)',
+             'EXECUTE ON FUNCTION countercache.row_security_problems(name)'),
             ('countercache.key_sql(countercache.counter)',
              'EXECUTE ON FUNCTION countercache.packed_key_sql(countercache.counter),'
              ' countercache.pair_key_sql(countercache.counter), countercache.digested(countercache.counter),'
