@@ -25,26 +25,39 @@ final class Drain implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         try (Connection c = database.connect()) {
-            report(drain(c, batchSize));
+            Drained d = drain(c, batchSize);
+            report(d);
+            return d.waiting() ? 1 : 0;
         }
-        return 0;
     }
 
-    record Drained(long deltas, double seconds) {
+    /** What a drain applied, and whether deltas queued before it began still wait (see {@link #drain}). */
+    record Drained(long deltas, double seconds, boolean waiting) {
     }
+
+    /** Rounds in a row, a second apart, that may apply nothing while deltas queued before the drain began wait. */
+    static final int PATIENCE = 5;
 
     static void report(Drained d) {
         System.out.printf(Locale.ROOT, "drained %,d deltas in %.1f s (%,.0f deltas/s)%n", d.deltas(), d.seconds(),
                 d.seconds() > 0 ? d.deltas() / d.seconds() : 0);
+        if (d.waiting()) {
+            System.out.printf(Locale.ROOT, "deltas queued before the drain began still wait after %d rounds that"
+                    + " applied nothing: other transactions hold their target rows, or another round holds the queue;"
+                    + " run drain again once they are done (status lists what waits)%n", PATIENCE);
+        }
     }
 
     /**
-     * Rounds until one consumes nothing, or until every delta queued when the first round ended is applied: with
-     * writers going on the queue is never empty for long, and chasing them would never end (the workers keep up with
-     * them). The first round also moves the slots to the queue. Progress goes to standard error.
+     * Rounds until every delta queued when the first round ended is applied: with writers going on the queue is never
+     * empty for long, and chasing them would never end (the workers keep up with them). A round that applies nothing
+     * while some of those deltas wait (their target rows are held, or another round holds the queue for longer than a
+     * round waits for it) is tried again a second later, {@link #PATIENCE} times in a row at most; then the drain
+     * stops and says so. The first round also moves the slots to the queue. Progress goes to standard error.
      */
     static Drained drain(Connection c, int batchSize) throws Exception {
         long started = System.nanoTime(), total = 0, reported = started;
+        boolean waiting = false;
         try (PreparedStatement round = c.prepareStatement("SELECT countercache.rollup(?)");
              PreparedStatement last = c.prepareStatement("SELECT coalesce(b.last_id, 0) FROM countercache.queue_bounds() b");
              PreparedStatement older = c.prepareStatement("SELECT coalesce(b.first_id OPERATOR(pg_catalog.<=) ?, false)"
@@ -52,7 +65,8 @@ final class Drain implements Callable<Integer> {
              PreparedStatement depth = c.prepareStatement("SELECT depth FROM countercache.queue_state()")) {
             round.setInt(1, batchSize);
             Long bound = null;
-            for (long n = 1; n > 0 && (bound == null || left(older, bound)); ) {
+            for (int idle = 0; ; ) {
+                long n;
                 try (ResultSet rs = round.executeQuery()) {
                     rs.next();
                     n = rs.getLong(1);
@@ -76,12 +90,23 @@ final class Drain implements Callable<Integer> {
                             "%,d applied, %,.0f/s, %,d queued, about %.0f s left", total, rate, queued,
                             rate > 0 ? queued / rate : 0));
                 }
+                if (!left(older, bound)) {
+                    break;
+                }
+                idle = n > 0 ? 0 : idle + 1;
+                if (idle > PATIENCE) {
+                    waiting = true;
+                    break;
+                }
+                if (idle > 0) {
+                    Thread.sleep(1000);
+                }
             }
         }
         if (reported != started && System.console() != null) {
             System.err.println();
         }
-        return new Drained(total, (System.nanoTime() - started) / 1e9);
+        return new Drained(total, (System.nanoTime() - started) / 1e9, waiting);
     }
 
     /** A progress bar on standard error: redrawn in place on a terminal, a line each time otherwise (logs, CI). */

@@ -164,6 +164,37 @@ class CliIT {
                 + " FROM comment c WHERE c.article_id = a.id)")).isZero();
     }
 
+    /**
+     * A drain whose deltas wait for a target row another transaction holds tries again, then stops and says so, with
+     * exit code 1; once the row is free, a drain applies them. It once stopped at the first round that applied
+     * nothing and reported success.
+     */
+    @Test
+    void aDrainWhoseDeltasWaitForABusyRowSaysSoAndFailsThenAnotherAppliesThem() throws Exception {
+        TestDatabase small = TestPostgres.newDatabase(CliIT.class);
+        small.execute("CREATE TABLE article (id bigint PRIMARY KEY);"
+                + "CREATE TABLE comment (id bigserial PRIMARY KEY, article_id bigint REFERENCES article);"
+                + "CREATE INDEX ON comment (article_id); INSERT INTO article VALUES (1), (2)");
+        try (Connection c = small.dataSource().getConnection()) {
+            Installation.apply(c, Installation.units(List.of(COMMENTS)));
+        }
+        small.execute("INSERT INTO comment (article_id) VALUES (1), (2), (2)");   // one queued delta per article
+        try (Connection holder = small.dataSource().getConnection(); Statement st = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            st.execute("SELECT FROM article WHERE id = 1 FOR UPDATE");
+            Run waiting = cli(small, "drain");
+            assertThat(waiting.exit()).isOne();
+            assertThat(waiting.out()).contains("drained 1 deltas").contains("deltas queued before the drain began"
+                    + " still wait after " + Drain.PATIENCE + " rounds that applied nothing");
+            holder.commit();
+        }
+        Run drained = cli(small, "drain");
+        assertThat(drained.exit()).isZero();
+        assertThat(drained.out()).contains("drained 1 deltas").doesNotContain("still wait");
+        assertThat(small.queryRows("SELECT id, comments FROM article ORDER BY id"))
+                .containsExactly(List.of("1", "1"), List.of("2", "2"));
+    }
+
     @Test
     void theJarSaysTheVersionTheBuildGaveIt() throws Exception {
         String javaBin = ProcessHandle.current().info().command().orElse("java");
