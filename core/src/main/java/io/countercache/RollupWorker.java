@@ -287,9 +287,11 @@ public final class RollupWorker implements AutoCloseable {
     private void warnAboutRowSecurity() {
         try {
             Connection c = connections.open();
+            inFlightConnection = c;   // so that close() can abort a check that waits (on DDL of the catalog)
             try {
                 Round.rowSecurityProblems(c).forEach(p -> log.warn("{}: {}", name, p));
             } finally {
+                inFlightConnection = null;
                 connections.release(c);
             }
         } catch (SQLException | RuntimeException e) {

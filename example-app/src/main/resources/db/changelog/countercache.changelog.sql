@@ -3437,9 +3437,9 @@ $fn$;
 -- without locking it first and waits for no row; its snapshot keeps each row it read where it read it, so the ctid
 -- still names it. Every other transaction that locks or deletes queued rows locks the claim row FOR SHARE: a round
 -- in lanes, a round without lanes that another round overlaps (it claims with FOR UPDATE SKIP LOCKED, as above),
--- forget and prune_buckets. A round that finds the row locked FOR UPDATE waits for that round's commit (up to 10 s, or
--- half of what its statement_timeout leaves, then it claims nothing this time): two rounds without lanes take turns or share, and workers meant to apply at
--- once are given lanes (InterleavingsIT, ChaosIT). A lone round waits for no round, so no cycle of waits forms
+-- forget and prune_buckets. A round that finds the row locked FOR UPDATE waits for that round's commit (up to
+-- 10 s, or half of what its statement or transaction timeout leaves, then it claims nothing this time): two rounds
+-- without lanes take turns or share, and workers meant to apply at once are given lanes (InterleavingsIT, ChaosIT). A lone round waits for no round, so no cycle of waits forms
 -- within the library; a round called in a transaction that has written already, whose rows a lone round of the same
 -- application could be waiting for, does not wait: it claims nothing this time. A row lock, not an advisory lock,
 -- which any role could take and so stop every claim (HostileIT).
@@ -3599,8 +3599,8 @@ BEGIN
     -- locks the queues' claim row FOR SHARE, since a round claiming alone would wait for the rows it locked. It waits
     -- for a round claiming alone to commit, up to 10 s (a lone round waits for no round), so that a round that
     -- consumes nothing still means that it found nothing to claim: drain loops stop on it. Past that it claims
-    -- nothing this time; so it does past half of what its statement_timeout leaves, when that is shorter, rather
-    -- than fail with the timeout's error; so does at once a round called in a transaction that has written already, whose locks a
+    -- nothing this time; so it does past half of what its statement_timeout (or transaction_timeout) leaves, when
+    -- that is shorter, rather than fail with the timeout's error; so does at once a round called in a transaction that has written already, whose locks a
     -- lone round of the same application could be waiting for. A claim row gone missing (a partial restore) orders
     -- nothing: rounds claim side by side.
     alone := false;
@@ -3613,10 +3613,13 @@ BEGIN
         END IF;
         IF NOT alone THEN
             BEGIN
-                -- the wait: 10 s, or half of what the statement's timeout leaves when that is less (0: none)
+                -- the wait: 10 s, or half of what the statement's or the transaction's timeout leaves when that
+                -- is less (0: none; transaction_timeout is PostgreSQL 17's)
                 wait := least(interval '10 s',
                               (nullif(current_setting('statement_timeout')::interval, interval '0')
-                               - (clock_timestamp() - statement_timestamp())) / 2);
+                               - (clock_timestamp() - statement_timestamp())) / 2,
+                              (nullif(current_setting('transaction_timeout', true)::interval, interval '0')
+                               - (clock_timestamp() - transaction_timestamp())) / 2);
                 IF fresh AND wait >= interval '1 ms' THEN
                     timeout := current_setting('lock_timeout');
                     PERFORM set_config('lock_timeout', floor(extract(epoch FROM wait) * 1000)::bigint || 'ms', true);
@@ -4508,7 +4511,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '245f7facd7be087e' $fn$;
+AS $fn$ SELECT '9bca8429e0edc3de' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4856,7 +4859,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Blog.totalComments', 'source table public.blog_article does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_article')) IS NULL;
-SELECT countercache.built_by('245f7facd7be087e');
+SELECT countercache.built_by('9bca8429e0edc3de');
 LOCK TABLE "public"."blog_article" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -4907,7 +4910,7 @@ SELECT countercache.install_triggers('public', 'blog_article');
 SELECT countercache.fail('Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_comment')) IS NULL;
-SELECT countercache.built_by('245f7facd7be087e');
+SELECT countercache.built_by('9bca8429e0edc3de');
 LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5155,25 +5158,25 @@ SELECT countercache.install_triggers('public', 'blog_comment');
 
 -- changeset countercache:countercache-target-public.blog runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog: Blog.totalComments
-SELECT countercache.built_by('245f7facd7be087e');
+SELECT countercache.built_by('9bca8429e0edc3de');
 SELECT countercache.install_triggers('public', 'blog', ARRAY['public.blog.total_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article: Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments
-SELECT countercache.built_by('245f7facd7be087e');
+SELECT countercache.built_by('9bca8429e0edc3de');
 SELECT countercache.install_triggers('public', 'blog_article', ARRAY['public.blog_article.countercache_blog__total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article_day runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article_day: ArticleDay.publicComments
-SELECT countercache.built_by('245f7facd7be087e');
+SELECT countercache.built_by('9bca8429e0edc3de');
 SELECT countercache.install_triggers('public', 'blog_article_day', ARRAY['public.blog_article_day.public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article_day', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_user runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_user: User.totalPublicComments
-SELECT countercache.built_by('245f7facd7be087e');
+SELECT countercache.built_by('9bca8429e0edc3de');
 SELECT countercache.install_triggers('public', 'blog_user', ARRAY['public.blog_user.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_user', ARRAY[]::integer[]);
 

@@ -263,9 +263,9 @@ $fn$;
 -- without locking it first and waits for no row; its snapshot keeps each row it read where it read it, so the ctid
 -- still names it. Every other transaction that locks or deletes queued rows locks the claim row FOR SHARE: a round
 -- in lanes, a round without lanes that another round overlaps (it claims with FOR UPDATE SKIP LOCKED, as above),
--- forget and prune_buckets. A round that finds the row locked FOR UPDATE waits for that round's commit (up to 10 s, or
--- half of what its statement_timeout leaves, then it claims nothing this time): two rounds without lanes take turns or share, and workers meant to apply at
--- once are given lanes (InterleavingsIT, ChaosIT). A lone round waits for no round, so no cycle of waits forms
+-- forget and prune_buckets. A round that finds the row locked FOR UPDATE waits for that round's commit (up to
+-- 10 s, or half of what its statement or transaction timeout leaves, then it claims nothing this time): two rounds
+-- without lanes take turns or share, and workers meant to apply at once are given lanes (InterleavingsIT, ChaosIT). A lone round waits for no round, so no cycle of waits forms
 -- within the library; a round called in a transaction that has written already, whose rows a lone round of the same
 -- application could be waiting for, does not wait: it claims nothing this time. A row lock, not an advisory lock,
 -- which any role could take and so stop every claim (HostileIT).
@@ -425,8 +425,8 @@ BEGIN
     -- locks the queues' claim row FOR SHARE, since a round claiming alone would wait for the rows it locked. It waits
     -- for a round claiming alone to commit, up to 10 s (a lone round waits for no round), so that a round that
     -- consumes nothing still means that it found nothing to claim: drain loops stop on it. Past that it claims
-    -- nothing this time; so it does past half of what its statement_timeout leaves, when that is shorter, rather
-    -- than fail with the timeout's error; so does at once a round called in a transaction that has written already, whose locks a
+    -- nothing this time; so it does past half of what its statement_timeout (or transaction_timeout) leaves, when
+    -- that is shorter, rather than fail with the timeout's error; so does at once a round called in a transaction that has written already, whose locks a
     -- lone round of the same application could be waiting for. A claim row gone missing (a partial restore) orders
     -- nothing: rounds claim side by side.
     alone := false;
@@ -439,10 +439,13 @@ BEGIN
         END IF;
         IF NOT alone THEN
             BEGIN
-                -- the wait: 10 s, or half of what the statement's timeout leaves when that is less (0: none)
+                -- the wait: 10 s, or half of what the statement's or the transaction's timeout leaves when that
+                -- is less (0: none; transaction_timeout is PostgreSQL 17's)
                 wait := least(interval '10 s',
                               (nullif(current_setting('statement_timeout')::interval, interval '0')
-                               - (clock_timestamp() - statement_timestamp())) / 2);
+                               - (clock_timestamp() - statement_timestamp())) / 2,
+                              (nullif(current_setting('transaction_timeout', true)::interval, interval '0')
+                               - (clock_timestamp() - transaction_timestamp())) / 2);
                 IF fresh AND wait >= interval '1 ms' THEN
                     timeout := current_setting('lock_timeout');
                     PERFORM set_config('lock_timeout', floor(extract(epoch FROM wait) * 1000)::bigint || 'ms', true);
