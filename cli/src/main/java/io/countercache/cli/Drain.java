@@ -35,25 +35,26 @@ final class Drain implements Callable<Integer> {
     record Drained(long deltas, double seconds, boolean waiting) {
     }
 
-    /** Rounds in a row, a second apart, that may apply nothing while deltas queued before the drain began wait. */
+    /** Tries, a second apart, of a round while deltas queued before the drain began wait, before it gives up. */
     static final int PATIENCE = 5;
 
     static void report(Drained d) {
         System.out.printf(Locale.ROOT, "drained %,d deltas in %.1f s (%,.0f deltas/s)%n", d.deltas(), d.seconds(),
                 d.seconds() > 0 ? d.deltas() / d.seconds() : 0);
         if (d.waiting()) {
-            System.out.printf(Locale.ROOT, "deltas queued before the drain began still wait after %d rounds that"
-                    + " applied nothing: other transactions hold their target rows, or another round holds the queue;"
+            System.out.printf(Locale.ROOT, "deltas queued before the drain began still wait after %d more tries a"
+                    + " second apart: other transactions hold their target rows, or another round holds the queue;"
                     + " run drain again once they are done (status lists what waits)%n", PATIENCE);
         }
     }
 
     /**
      * Rounds until every delta queued when the first round ended is applied: with writers going on the queue is never
-     * empty for long, and chasing them would never end (the workers keep up with them). A round that applies nothing
-     * while some of those deltas wait (their target rows are held, or another round holds the queue for longer than a
-     * round waits for it) is tried again a second later, {@link #PATIENCE} times in a row at most; then the drain
-     * stops and says so. The first round also moves the slots to the queue. Progress goes to standard error.
+     * empty for long, and chasing them would never end (the workers keep up with them). While some of those deltas
+     * wait (their target rows are held, or another round holds the queue for longer than a round waits for it: a
+     * round then applies nothing, or only what was queued later, once it has applied as many as were queued), the
+     * round is tried again a second later, {@link #PATIENCE} times more at most; then the drain stops and says so.
+     * The first round also moves the slots to the queue. Progress goes to standard error.
      */
     static Drained drain(Connection c, int batchSize) throws Exception {
         long started = System.nanoTime(), total = 0, reported = started;
@@ -65,7 +66,8 @@ final class Drain implements Callable<Integer> {
              PreparedStatement depth = c.prepareStatement("SELECT depth FROM countercache.queue_state()")) {
             round.setInt(1, batchSize);
             Long bound = null;
-            for (int idle = 0; ; ) {
+            long owed = 0, since = 0;   // what was queued when the bound was read, and what rounds applied since
+            for (int tries = 0; ; ) {
                 long n;
                 try (ResultSet rs = round.executeQuery()) {
                     rs.next();
@@ -77,14 +79,13 @@ final class Drain implements Callable<Integer> {
                         rs.next();
                         bound = rs.getLong(1);     // 0 when the queue is empty
                     }
+                    owed = queued(depth);
+                } else {
+                    since += n;
                 }
                 if (System.nanoTime() - reported > 1_000_000_000L) {
                     reported = System.nanoTime();
-                    long queued;
-                    try (ResultSet rs = depth.executeQuery()) {
-                        rs.next();
-                        queued = rs.getLong(1);
-                    }
+                    long queued = queued(depth);
                     double rate = total / ((reported - started) / 1e9);
                     progress(total / (double) Math.max(1, total + queued), String.format(Locale.ROOT,
                             "%,d applied, %,.0f/s, %,d queued, about %.0f s left", total, rate, queued,
@@ -93,13 +94,16 @@ final class Drain implements Callable<Integer> {
                 if (!left(older, bound)) {
                     break;
                 }
-                idle = n > 0 ? 0 : idle + 1;
-                if (idle > PATIENCE) {
-                    waiting = true;
-                    break;
-                }
-                if (idle > 0) {
+                // The claim takes the oldest first: once the rounds have applied as many deltas as were queued, or
+                // when one applies nothing, what is left of them waits
+                if (n == 0 || since >= owed) {
+                    if (++tries > PATIENCE) {
+                        waiting = true;
+                        break;
+                    }
                     Thread.sleep(1000);
+                } else {
+                    tries = 0;
                 }
             }
         }
@@ -107,6 +111,14 @@ final class Drain implements Callable<Integer> {
             System.err.println();
         }
         return new Drained(total, (System.nanoTime() - started) / 1e9, waiting);
+    }
+
+    /** The deltas queued now. */
+    private static long queued(PreparedStatement depth) throws Exception {
+        try (ResultSet rs = depth.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     /** A progress bar on standard error: redrawn in place on a terminal, a line each time otherwise (logs, CI). */

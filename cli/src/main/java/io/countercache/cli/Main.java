@@ -5,7 +5,8 @@ import picocli.CommandLine.Command;
 
 /**
  * The countercache command line. Each verb is a subcommand with its own {@code --help}; exit codes: 0 success, 1 the
- * check failed (a drifted counter, an out-of-date changelog), 2 bad usage or input.
+ * check failed (a drifted counter, an out-of-date changelog) or a drain gave up on deltas that still wait, 2 bad usage
+ * or input.
  */
 @Command(name = "countercache", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         subcommands = {Generate.class, Status.class, Drain.class, Verify.class, Repair.class},

@@ -56,8 +56,9 @@ final class Repair implements Callable<Integer> {
                 System.out.printf(Locale.ROOT, "%s: %,d targets corrected of %,d checked in %.1f s (%,.0f targets/s)%n", k[1],
                         corrected, targets, seconds, targets / seconds);
             }
-            Drain.report(Drain.drain(c, batchSize));
+            Drain.Drained d = Drain.drain(c, batchSize);
+            Drain.report(d);
+            return d.waiting() ? 1 : 0;
         }
-        return 0;
     }
 }
