@@ -375,8 +375,9 @@ public final class BenchmarkSuite {
 
         void rollupWorkers(double[] rates) {
             body.append(String.format(Locale.ROOT, "%nThe library's rollup at 1,000 per target by one worker, which"
-                    + " claims alone; by one beside a round in flight (a session locking the claim row `FOR SHARE`, as a"
-                    + " round in lanes does), so that it claims with `FOR UPDATE SKIP LOCKED`; by two at once on the same"
+                    + " claims alone; by one beside rounds in flight (a session locking the claim row `FOR SHARE` in"
+                    + " transactions of 50 ms, one after the other, as rounds in lanes do), so that it claims with `FOR"
+                    + " UPDATE SKIP LOCKED` but for a round that starts between two of them; by two at once on the same"
                     + " queue, which take turns; and by two in lanes of their own (`rollup_report(10000, false, 2)`), each"
                     + " draining in rounds of 10,000: %,.0f, %,.0f (alone / beside: %.2fx), %,.0f (%.2fx) and %,.0f"
                     + " (%.2fx) deltas/s.%n", rates[0], rates[1], rates[0] / rates[1], rates[2], rates[2] / rates[0],

@@ -288,8 +288,9 @@ final class Scenarios {
     }
 
     /**
-     * 5b. The library's rollup with one worker (which claims alone), one beside a round in flight (a session that
-     * locks the claim row FOR SHARE, as a round in lanes does, so that it claims with FOR UPDATE SKIP LOCKED), two,
+     * 5b. The library's rollup with one worker (which claims alone), one beside rounds in flight (a session that
+     * locks the claim row FOR SHARE in transactions of 50 ms, as rounds in lanes do, so that it claims with FOR UPDATE
+     * SKIP LOCKED but for the rounds that start between two of them), two,
      * and two in lanes of their own, side by side in one database: {@code deltas} queued at {@code fold} per target
      * each time, drained in rounds of 10,000. Deltas per second, in that order.
      */
@@ -307,14 +308,27 @@ final class Scenarios {
                     String round = "SELECT count(*) FROM countercache.rollup_report(10000, false, " + runs[run][1] + ")";
                     st.execute(fill(LIBRARY, queue, g, deltas));
                     st.execute("VACUUM ANALYZE");
-                    Connection beside = runs[run][2] == 1 ? db.connect() : null;
+                    // beside: a session that locks the claim row FOR SHARE in transactions of 50 ms, one after the
+                    // other; one held for the whole drain held back vacuum's horizon, and measured that instead
+                    java.util.concurrent.atomic.AtomicBoolean draining = new java.util.concurrent.atomic.AtomicBoolean(true);
+                    List<Exception> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+                    Thread beside = runs[run][2] == 0 ? null : new Thread(() -> {
+                        try (Connection bc = db.connect(); Statement bs = bc.createStatement()) {
+                            bc.setAutoCommit(false);
+                            while (draining.get()) {
+                                bs.execute("SELECT FROM countercache.queue_claim FOR SHARE");
+                                bs.execute("SELECT pg_sleep(0.05)");
+                                bc.commit();
+                            }
+                        } catch (Exception e) {
+                            failures.add(e);
+                        }
+                    });
                     if (beside != null) {
-                        beside.setAutoCommit(false);
-                        beside.createStatement().execute("SELECT FROM countercache.queue_claim FOR SHARE");
+                        beside.start();
                     }
                     long t0 = System.nanoTime();
                     List<Thread> threads = new ArrayList<>();
-                    List<Exception> failures = java.util.Collections.synchronizedList(new ArrayList<>());
                     for (int w = 0; w < workers; w++) {
                         Thread t = new Thread(() -> {
                             try (Connection wc = db.connect(); Statement ws = wc.createStatement()) {
@@ -331,13 +345,13 @@ final class Scenarios {
                     for (Thread t : threads) {
                         t.join();
                     }
+                    rates[run] = deltas / ((System.nanoTime() - t0) / 1e9);
+                    draining.set(false);
+                    if (beside != null) {
+                        beside.join();
+                    }
                     if (!failures.isEmpty()) {
                         throw failures.get(0);
-                    }
-                    rates[run] = deltas / ((System.nanoTime() - t0) / 1e9);
-                    if (beside != null) {
-                        beside.rollback();
-                        beside.close();
                     }
                     log("  rollup %,d deltas over %,d targets, %d worker(s), %d lane(s)%s %,12.0f deltas/s", deltas,
                             targets, workers, runs[run][1], beside != null ? ", beside a round" : "", rates[run]);
