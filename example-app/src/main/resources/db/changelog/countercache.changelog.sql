@@ -3439,10 +3439,11 @@ $fn$;
 -- in lanes, a round without lanes that another round overlaps (it claims with FOR UPDATE SKIP LOCKED, as above),
 -- forget and prune_buckets. A round that finds the row locked FOR UPDATE waits for that round's commit (up to
 -- 10 s, or half of what its statement or transaction timeout leaves, then it claims nothing this time): two rounds
--- without lanes take turns or share, and workers meant to apply at once are given lanes (InterleavingsIT, ChaosIT). A lone round waits for no round, so no cycle of waits forms
--- within the library; a round called in a transaction that has written already, whose rows a lone round of the same
--- application could be waiting for, does not wait: it claims nothing this time. A row lock, not an advisory lock,
--- which any role could take and so stop every claim (HostileIT).
+-- without lanes take turns or share, and workers meant to apply at once are given lanes (InterleavingsIT, ChaosIT).
+-- A lone round waits for no round, so no cycle of waits forms within the library; a round called in a transaction
+-- that has written already, whose rows a lone round of the same application could be waiting for, does not wait: it
+-- claims nothing this time. A row lock, not an advisory lock, which any role could take and so stop every claim
+-- (HostileIT).
 -- Each target table gets ONE statement for all of its counters, which first locks the rows with FOR NO KEY UPDATE
 -- SKIP LOCKED:
 --   * A row another transaction holds is not waited for: its claimed sums go back to the queue under their first
@@ -3600,9 +3601,9 @@ BEGIN
     -- for a round claiming alone to commit, up to 10 s (a lone round waits for no round), so that a round that
     -- consumes nothing still means that it found nothing to claim: drain loops stop on it. Past that it claims
     -- nothing this time; so it does past half of what its statement_timeout (or transaction_timeout) leaves, when
-    -- that is shorter, rather than fail with the timeout's error; so does at once a round called in a transaction that has written already, whose locks a
-    -- lone round of the same application could be waiting for. A claim row gone missing (a partial restore) orders
-    -- nothing: rounds claim side by side.
+    -- that is shorter, rather than fail with the timeout's error; so does at once a round called in a transaction
+    -- that has written already, whose locks a lone round of the same application could be waiting for. A claim row
+    -- gone missing (a partial restore) orders nothing: rounds claim side by side.
     alone := false;
     IF NOT EXISTS (SELECT FROM countercache.delta) AND NOT EXISTS (SELECT FROM countercache.delta_unlogged) THEN
         lane := -1;
@@ -4511,7 +4512,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '9bca8429e0edc3de' $fn$;
+AS $fn$ SELECT '4b618bac4f572d71' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4859,7 +4860,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Blog.totalComments', 'source table public.blog_article does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_article')) IS NULL;
-SELECT countercache.built_by('9bca8429e0edc3de');
+SELECT countercache.built_by('4b618bac4f572d71');
 LOCK TABLE "public"."blog_article" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -4910,7 +4911,7 @@ SELECT countercache.install_triggers('public', 'blog_article');
 SELECT countercache.fail('Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_comment')) IS NULL;
-SELECT countercache.built_by('9bca8429e0edc3de');
+SELECT countercache.built_by('4b618bac4f572d71');
 LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5158,25 +5159,25 @@ SELECT countercache.install_triggers('public', 'blog_comment');
 
 -- changeset countercache:countercache-target-public.blog runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog: Blog.totalComments
-SELECT countercache.built_by('9bca8429e0edc3de');
+SELECT countercache.built_by('4b618bac4f572d71');
 SELECT countercache.install_triggers('public', 'blog', ARRAY['public.blog.total_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article: Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments
-SELECT countercache.built_by('9bca8429e0edc3de');
+SELECT countercache.built_by('4b618bac4f572d71');
 SELECT countercache.install_triggers('public', 'blog_article', ARRAY['public.blog_article.countercache_blog__total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article_day runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article_day: ArticleDay.publicComments
-SELECT countercache.built_by('9bca8429e0edc3de');
+SELECT countercache.built_by('4b618bac4f572d71');
 SELECT countercache.install_triggers('public', 'blog_article_day', ARRAY['public.blog_article_day.public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article_day', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_user runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_user: User.totalPublicComments
-SELECT countercache.built_by('9bca8429e0edc3de');
+SELECT countercache.built_by('4b618bac4f572d71');
 SELECT countercache.install_triggers('public', 'blog_user', ARRAY['public.blog_user.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_user', ARRAY[]::integer[]);
 

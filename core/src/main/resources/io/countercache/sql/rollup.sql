@@ -265,10 +265,11 @@ $fn$;
 -- in lanes, a round without lanes that another round overlaps (it claims with FOR UPDATE SKIP LOCKED, as above),
 -- forget and prune_buckets. A round that finds the row locked FOR UPDATE waits for that round's commit (up to
 -- 10 s, or half of what its statement or transaction timeout leaves, then it claims nothing this time): two rounds
--- without lanes take turns or share, and workers meant to apply at once are given lanes (InterleavingsIT, ChaosIT). A lone round waits for no round, so no cycle of waits forms
--- within the library; a round called in a transaction that has written already, whose rows a lone round of the same
--- application could be waiting for, does not wait: it claims nothing this time. A row lock, not an advisory lock,
--- which any role could take and so stop every claim (HostileIT).
+-- without lanes take turns or share, and workers meant to apply at once are given lanes (InterleavingsIT, ChaosIT).
+-- A lone round waits for no round, so no cycle of waits forms within the library; a round called in a transaction
+-- that has written already, whose rows a lone round of the same application could be waiting for, does not wait: it
+-- claims nothing this time. A row lock, not an advisory lock, which any role could take and so stop every claim
+-- (HostileIT).
 -- Each target table gets ONE statement for all of its counters, which first locks the rows with FOR NO KEY UPDATE
 -- SKIP LOCKED:
 --   * A row another transaction holds is not waited for: its claimed sums go back to the queue under their first
@@ -426,9 +427,9 @@ BEGIN
     -- for a round claiming alone to commit, up to 10 s (a lone round waits for no round), so that a round that
     -- consumes nothing still means that it found nothing to claim: drain loops stop on it. Past that it claims
     -- nothing this time; so it does past half of what its statement_timeout (or transaction_timeout) leaves, when
-    -- that is shorter, rather than fail with the timeout's error; so does at once a round called in a transaction that has written already, whose locks a
-    -- lone round of the same application could be waiting for. A claim row gone missing (a partial restore) orders
-    -- nothing: rounds claim side by side.
+    -- that is shorter, rather than fail with the timeout's error; so does at once a round called in a transaction
+    -- that has written already, whose locks a lone round of the same application could be waiting for. A claim row
+    -- gone missing (a partial restore) orders nothing: rounds claim side by side.
     alone := false;
     IF NOT EXISTS (SELECT FROM countercache.delta) AND NOT EXISTS (SELECT FROM countercache.delta_unlogged) THEN
         lane := -1;
