@@ -239,7 +239,7 @@ public final class RollupWorker implements AutoCloseable {
         long backoff = pollInterval.toMillis();
         long streakStarted = 0;
         long streakFailures = 0;
-        warnAboutRowSecurity();
+        warnAboutSetup();
         try {
             while (running) {
                 try {
@@ -280,22 +280,23 @@ public final class RollupWorker implements AutoCloseable {
     }
 
     /**
-     * Logs each counted table whose row-level security may hide rows from this worker's role: a recount would leave
-     * them out, and a round could not update them. A check that fails (a schema older than the check) logs nothing:
-     * the rounds report what stops them.
+     * Logs each counted table whose row-level security may hide rows from this worker's role (a recount would leave
+     * them out, and a round could not update them), and each trigger of a table it writes whose code another role may
+     * change (it would run as this worker). A check that fails (a schema older than the check) logs nothing: the
+     * rounds report what stops them.
      */
-    private void warnAboutRowSecurity() {
+    private void warnAboutSetup() {
         try {
             Connection c = connections.open();
             inFlightConnection = c;   // so that close() can abort a check that waits (on DDL of the catalog)
             try {
-                Round.rowSecurityProblems(c).forEach(p -> log.warn("{}: {}", name, p));
+                Round.setupProblems(c).forEach(p -> log.warn("{}: {}", name, p));
             } finally {
                 inFlightConnection = null;
                 connections.release(c);
             }
         } catch (SQLException | RuntimeException e) {
-            log.debug("{}: could not check row-level security: {}", name, e.toString());
+            log.debug("{}: could not check row-level security and triggers: {}", name, e.toString());
         }
     }
 

@@ -130,6 +130,18 @@ class RolesIT {
             assertThat(CatalogCheck.differences(c, ALL_COUNTERS, Set.of()))
                     .as("the boot check, run by the application").isEmpty();
             assertThat(Limits.admit(c, "calls", 7).admitted()).isTrue();
+            // the reader script grants exact reads, but only of the counters whose column the role may read
+            db.execute("REVOKE SELECT ON blog_user FROM app_user");
+            assertThatThrownBy(() -> ExactReads.read(c, BlogSchema.USER_PUBLIC, List.of(1L)))
+                    .hasMessageContaining("countercache.exact: role app_user may not read public.blog_user.total_public_comments");
+            // a login that switches roles is judged by the role it switched to
+            assertThatThrownBy(() -> db.executeInTransaction("SET LOCAL ROLE app_user; SELECT * FROM countercache.exact("
+                    + BlogSchema.USER_PUBLIC.id() + ", ARRAY[1]::bigint[])"))
+                    .hasMessageContaining("countercache.exact: role app_user may not read");
+            db.execute("GRANT SELECT (id, total_public_comments) ON blog_user TO app_user");
+            assertThat(ExactReads.read(c, BlogSchema.USER_PUBLIC, List.of(1L)).get(1L)).isEqualTo(
+                    db.queryLong("SELECT count(*) FROM blog_comment WHERE creator_id = 1 AND publish_status = 'public'"));
+            db.execute("GRANT SELECT ON blog_user TO app_user");
             c.setAutoCommit(false);
             for (String forbidden : List.of("SELECT * FROM countercache.delta FOR UPDATE",
                     "INSERT INTO countercache.delta (counter_id, target_id, delta) VALUES (1, 1, 1000)",
@@ -218,7 +230,7 @@ class RolesIT {
                 + " FROM countercache.row_security_problems(current_user) p";
         List<String> reported;
         try (Connection c = worker.getConnection()) {
-            reported = io.countercache.internal.Round.rowSecurityProblems(c);
+            reported = io.countercache.internal.Round.setupProblems(c);
         }
         assertThat(reported).singleElement().asString()
                 .contains("row-level security on public.blog_comment applies to the rollup's role countercache_worker")
@@ -236,10 +248,10 @@ class RolesIT {
         db.execute("CREATE POLICY countercache_worker ON blog_comment TO countercache_worker USING (true)"
                 + " WITH CHECK (true)");
         try (Connection c = worker.getConnection()) {
-            assertThat(io.countercache.internal.Round.rowSecurityProblems(c)).as("with the fix's policy").isEmpty();
+            assertThat(io.countercache.internal.Round.setupProblems(c)).as("with the fix's policy").isEmpty();
             db.execute("CREATE POLICY restricted ON blog_comment AS RESTRICTIVE TO countercache_worker"
                     + " USING (publish_status = 'public')");
-            assertThat(io.countercache.internal.Round.rowSecurityProblems(c)).as("beside a restrictive one").hasSize(1);
+            assertThat(io.countercache.internal.Round.setupProblems(c)).as("beside a restrictive one").hasSize(1);
         }
         db.execute("DROP POLICY restricted ON blog_comment");
         run(worker, "SELECT countercache.recount(" + BlogSchema.ARTICLE_COMMENTS.id() + ")");

@@ -79,6 +79,50 @@ class SchemaChangesIT {
                 .hasMessageContaining("fix: keep the tables a counter reads and writes local to the coordinator");
     }
 
+    /**
+     * Statement triggers fire only for the table a statement names, so rows written into a partition directly (or
+     * through the parent of a counted partition) would never be counted: partitioned and inherited sources are
+     * refused, and so are attaching a counted source as a partition and a child table of a counted one. A
+     * partitioned target is not: the rollup writes it by key.
+     */
+    @Test
+    void aPartitionedOrInheritedSourceIsRefused() throws Exception {
+        db.execute("CREATE TABLE event (id bigint NOT NULL, article_id bigint, kind text NOT NULL) PARTITION BY LIST (kind);"
+                + " CREATE TABLE event_a PARTITION OF event FOR VALUES IN ('a');"
+                + " CREATE TABLE rack (id bigint NOT NULL, events bigint NOT NULL DEFAULT 0) PARTITION BY HASH (id);"
+                + " CREATE TABLE rack_0 PARTITION OF rack FOR VALUES WITH (MODULUS 1, REMAINDER 0);"
+                + " ALTER TABLE rack ADD PRIMARY KEY (id)");
+        CounterDefinition events = new CounterDefinition("Article.events", ARTICLE, "id", KeyType.BIGINT, "events",
+                "bigint", new TableName("public", "event"), "article_id", null, null);
+        CounterDefinition aEvents = new CounterDefinition("Article.aEvents", ARTICLE, "id", KeyType.BIGINT, "a_events",
+                "bigint", new TableName("public", "event_a"), "article_id", null, null);
+        assertThatThrownBy(() -> BlogSchema.install(db, List.of(events, aEvents)))
+                .hasMessageContaining("countercache: 2 problems with the @CounterCache declarations:")
+                .hasMessageContaining("@CounterCache on Article.events: table public.event has child tables (partitions"
+                        + " or INHERITS), and a statement that names a child fires none of its triggers")
+                .hasMessageContaining("@CounterCache on Article.aEvents: table public.event_a is a partition or child"
+                        + " of another table, and a statement that names the parent fires none of its triggers")
+                .hasMessageContaining("fix: count a table that has no child tables and is no child");
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.counter")).as("counters installed").isZero();
+
+        CounterDefinition rackComments = new CounterDefinition("Rack.comments", new TableName("public", "rack"), "id",
+                KeyType.BIGINT, "events", "bigint", COMMENT, "article_id", null, null);
+        BlogSchema.install(db, List.of(ARTICLE_COMMENTS, USER_PUBLIC, ARTICLE_LIKES, ARTICLE_PUBLIC, rackComments));
+        db.execute("INSERT INTO rack VALUES (1, 0); INSERT INTO blog_article (id) VALUES (1); INSERT INTO blog_user (id) VALUES (1);"
+                + " INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public')");
+        assertExact();
+        assertThat(db.queryLong("SELECT events FROM rack_0 WHERE id = 1")).as("a partitioned target").isOne();
+
+        assertRefused("CREATE TABLE remark (LIKE blog_comment) PARTITION BY LIST (publish_status);"
+                        + " ALTER TABLE blog_comment ALTER COLUMN id DROP IDENTITY;"   // a partition may have none
+                        + " ALTER TABLE remark ATTACH PARTITION blog_comment FOR VALUES IN ('public', 'private')",
+                "@CounterCache on Article.totalComments: table public.blog_comment is a partition or child");
+        assertRefused("CREATE TABLE old_comment () INHERITS (blog_comment)",
+                "@CounterCache on Article.totalComments: table public.blog_comment has child tables");
+        db.execute("CREATE TEMP TABLE scratch (id int); CREATE TABLE plain_parent (id int); CREATE TABLE plain_child ()"
+                + " INHERITS (plain_parent)");   // tables no counter reads pass
+    }
+
     @Test
     void aMigrationThatBreaksACounterIsRefusedWithTheCountersItBreaks() throws Exception {
         BlogSchema.install(db, BLOG);

@@ -653,6 +653,7 @@ BEGIN
           JOIN pg_namespace n ON n.oid = c.relnamespace
          WHERE p.pronamespace = 'countercache'::regnamespace
            AND split_part(p.proname, '_', 1) IN ('capture', 'target', 'via')
+           AND tg.tgparentid = 0   -- a partition's clone of its parent's row trigger goes with the parent's
            AND NOT EXISTS (SELECT 1 FROM countercache.counter k, LATERAL countercache.counter_tables(k) x
                             WHERE x.kind = split_part(p.proname, '_', 1) AND x.schema_name = n.nspname
                               AND x.table_name = c.relname)
@@ -2028,7 +2029,7 @@ DECLARE
 BEGIN
     FOR s IN
         SELECT tg.tgname FROM pg_trigger tg JOIN pg_proc p ON p.oid = tg.tgfoid
-         WHERE tg.tgrelid = to_regclass(format('%I.%I', tbl_schema, tbl))
+         WHERE tg.tgrelid = to_regclass(format('%I.%I', tbl_schema, tbl)) AND tg.tgparentid = 0
            AND p.pronamespace = 'countercache'::regnamespace AND p.proname LIKE kind || '\_%'
     LOOP
         EXECUTE format('DROP TRIGGER %I ON %I.%I', s.tgname, tbl_schema, tbl);
@@ -2496,6 +2497,20 @@ $fn$;
 -- Checks: every problem of a counter's declaration against the database, each with its fix, and the DDL guard that
 -- refuses a schema change that would break an installed counter.
 
+-- Whether a role is one the application cannot be: a superuser, or the owner of this schema (the migrator) or a
+-- member of it;
+-- pg_database_owner (the owner of public) stands for the database's owner.
+CREATE OR REPLACE FUNCTION countercache.trusted_role(r oid)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT coalesce((SELECT a.rolsuper OR pg_has_role(a.oid, n.nspowner, 'MEMBER')
+                       FROM pg_roles a, pg_namespace n WHERE a.oid = x.o AND n.nspname = 'countercache'), false)
+      FROM (SELECT CASE WHEN r = 'pg_database_owner'::regrole
+                        THEN (SELECT d.datdba FROM pg_database d WHERE d.datname = current_database()) ELSE r END) x(o)
+$fn$;
+
 -- Every problem of a counter's definition (a catalog row, installed or not) against the database as it is now
 -- ("@CounterCache on Entity.field: ..."), each with its fix, in the order the checks meet them (a check that needs a
 -- missing table is skipped); no rows when the counter can be installed. define_counter raises the first; report_problems raises all of a changelog's at
@@ -2612,6 +2627,22 @@ BEGIN
                                                source_table, fk, fk_type, 'the key it points at is') AS p) x
          WHERE has_source AND x.p IS NOT NULL;
     END IF;
+    -- The capture is statement triggers, which fire only for the table a statement names: a statement on a partition
+    -- or an inheritance child fires none of its parent's, and one on the parent (which reaches the children's rows)
+    -- none of the children's. Either would write uncounted rows, and a recount of the parent reads the children's.
+    -- A partitioned target stays allowed: the rollup writes it by key, and only a row inserted or deleted through one
+    -- of its partitions skips the hand-back of its column (docs/security.md).
+    RETURN QUERY SELECT d || ': ' || format('table %s %s, and a statement that names %s fires none of its'
+                                            ' triggers, so the rows it writes would not be counted', x.r,
+                                            CASE WHEN x.parent THEN 'has child tables (partitions or INHERITS)'
+                                                 ELSE 'is a partition or child of another table' END,
+                                            CASE WHEN x.parent THEN 'a child' ELSE 'the parent' END),
+        'count a table that has no child tables and is no child: countercache does not count partitioned or'
+        || ' inherited tables'
+      FROM (SELECT k.oid::regclass AS r, k.relkind = 'p' OR EXISTS (SELECT FROM pg_inherits i WHERE i.inhparent = k.oid) AS parent
+              FROM pg_class k
+             WHERE k.oid = to_regclass(format('%I.%I', source_schema, source_table))
+               AND (k.relkind = 'p' OR EXISTS (SELECT FROM pg_inherits i WHERE k.oid IN (i.inhparent, i.inhrelid)))) x;
     IF NOT has_via THEN
         RETURN QUERY SELECT d || ': ' || format('middle table %I.%I does not exist', via_schema, via_table), missing_fix;
     ELSIF via_table IS NOT NULL THEN
@@ -2681,18 +2712,31 @@ BEGIN
             -- with the migrator's rights. A view over the condition lists what it calls (pg_depend), unplanned.
             EXECUTE format('CREATE OR REPLACE TEMP VIEW countercache_probe AS SELECT (%s) AS x FROM %I.%I AS %I',
                 coalesce(condition, 'true'), source_schema, source_table, source_table);
+            -- The name is looked up again whenever the capture is planned: a schema outside pg_catalog where such a
+            -- role may create functions (or operators) would let it add an overload that fits the call better.
             SELECT string_agg(DISTINCT format('%s (%s)', f.oid::regprocedure,
-                       CASE WHEN f.provolatile = 'v' THEN 'VOLATILE' ELSE 'owned by ' || f.proowner::regrole END), ', ')
+                       CASE WHEN f.provolatile = 'v' THEN 'VOLATILE'
+                            WHEN NOT countercache.trusted_role(f.proowner) THEN 'owned by ' || f.proowner::regrole
+                            ELSE format('in schema %s, where %s may add an overload', x.s::regnamespace, x.r) END), ', ')
               INTO untrusted
               FROM pg_depend d
               JOIN pg_rewrite rw ON rw.oid = d.objid
               LEFT JOIN pg_operator o ON d.refclassid = 'pg_operator'::regclass AND o.oid = d.refobjid
               JOIN pg_proc f ON f.oid = CASE WHEN d.refclassid = 'pg_proc'::regclass THEN d.refobjid ELSE o.oprcode END
+              LEFT JOIN LATERAL (
+                  SELECT n.oid AS s, string_agg(DISTINCT CASE WHEN a.grantee = 0 THEN 'PUBLIC'
+                                                              ELSE a.grantee::regrole::text END, ', ') AS r
+                    FROM pg_namespace n,
+                         LATERAL (SELECT n.nspowner AS grantee
+                                  UNION ALL
+                                  SELECT e.grantee FROM aclexplode(coalesce(n.nspacl, acldefault('n', n.nspowner))) e
+                                   WHERE e.privilege_type = 'CREATE') a
+                   WHERE n.oid IN (f.pronamespace, o.oprnamespace) AND n.nspname <> 'pg_catalog'
+                     AND (a.grantee = 0 OR NOT countercache.trusted_role(a.grantee))
+                   GROUP BY n.oid LIMIT 1) x ON true
              WHERE d.classid = 'pg_rewrite'::regclass AND rw.ev_class = 'pg_temp.countercache_probe'::regclass
                AND d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass)
-               AND (f.provolatile = 'v'
-                    OR NOT (f.proowner = (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'countercache')
-                            OR (SELECT r.rolsuper FROM pg_roles r WHERE r.oid = f.proowner)));
+               AND (f.provolatile = 'v' OR NOT countercache.trusted_role(f.proowner) OR x.s IS NOT NULL);
             -- The condition is judged on the source row alone, when that row is written: a table it reads besides
             -- (a subquery) can change without any write of the source, and the count would drift unseen.
             SELECT string_agg(DISTINCT d.refobjid::regclass::text, ', ') INTO elsewhere
@@ -2714,7 +2758,8 @@ BEGIN
                 RETURN QUERY SELECT d || ': ' || format('where = "%s" calls %s', condition, untrusted),
                     'a condition runs with the migrator''s rights: call only IMMUTABLE or STABLE functions owned by a '
                     'superuser or by the owner of the countercache schema (ALTER FUNCTION ... OWNER TO it, and keep '
-                    'the application from replacing it)';
+                    'the application from replacing it), in a schema where no other role may create (REVOKE CREATE '
+                    'ON SCHEMA ... FROM PUBLIC and the application, or move the function to a schema of its own)';
             END IF;
         EXCEPTION WHEN OTHERS THEN
             RETURN QUERY SELECT d || ': ' || format('where = "%s" is not one boolean expression over %I.%I: %s',
@@ -2975,6 +3020,33 @@ AS $fn$
      GROUP BY k.name, k.declared_by, x.kind, x.s, x.t
 $fn$;
 
+-- The triggers (all, or these) of the tables the library writes (targets, middle tables) whose code a role the
+-- application can be may change: a SECURITY INVOKER function owned by a role trusted_role does not trust. Such a
+-- trigger runs with the rights of the role that writes the table, the rollup's, or the migrator's for a direct
+-- counter's capture and a changelog's recount, and so would let that role act as them. The trigger guard refuses
+-- to create one; the worker logs those there are when it starts. Other code a table's owner can attach (a WHEN
+-- clause, a rule, a policy, a default) runs as the writer too: docs/security.md.
+CREATE OR REPLACE FUNCTION countercache.trigger_rights_problems(triggers oid[] DEFAULT NULL)
+RETURNS TABLE (table_name text, problem text, fix text)
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT format('%I.%I', x.s, x.t),
+           format('trigger %I of %I.%I calls %s, which runs with the rights of the role that writes the table'
+                  ' (the rollup''s, or the migrator''s) and which %s may change', tg.tgname, x.s, x.t,
+                  tg.tgfoid::regprocedure, f.proowner::regrole),
+           'make the function SECURITY DEFINER (it then runs as its owner), or have the migrator own it '
+           '(ALTER FUNCTION ... OWNER TO), and create triggers on tables countercache writes as the migrator'
+      FROM countercache.counter k
+     CROSS JOIN LATERAL countercache.counter_tables(k) AS x(kind, s, t)
+      JOIN pg_trigger tg ON tg.tgrelid = to_regclass(format('%I.%I', x.s, x.t))
+      JOIN pg_proc f ON f.oid = tg.tgfoid
+     WHERE x.kind <> 'capture' AND x.t IS NOT NULL AND NOT tg.tgisinternal AND tg.tgenabled IN ('O', 'A')
+       AND (triggers IS NULL OR tg.oid = ANY (triggers))
+       AND NOT f.prosecdef AND NOT countercache.trusted_role(f.proowner)
+     GROUP BY x.s, x.t, tg.tgname, tg.tgfoid, f.proowner
+$fn$;
+
 -- The counted tables whose rows row-level security may hide from a role (the rollup's), one row per table, naming
 -- its counters and the fix. The worker reads sources to recount and recompute, and locks and updates targets: a row
 -- a policy hides is left out of a recount (a wrong count, written) and looks busy to a round (its deltas go back to
@@ -3087,10 +3159,17 @@ BEGIN
                   JOIN countercache.counter k ON k.target_schema = o.schema_name AND k.aggregate = 'count'
                  WHERE o.object_type = 'index') AS t(name);
     ELSE
-        SELECT array_agg(format('%I.%I', n.nspname, r.relname)) INTO touched
+        -- and their children and parents: ATTACH PARTITION names the parent of the table it makes a child, and
+        -- CREATE TABLE ... INHERITS or PARTITION OF the child of a table it makes a parent. Of a CREATE TABLE, only
+        -- the parents: a new table is no counter's yet, and other tables' problems are not its business.
+        SELECT array_agg(DISTINCT format('%I.%I', n.nspname, r.relname)) INTO touched
           FROM pg_event_trigger_ddl_commands() c
-          JOIN pg_class r ON r.oid = c.objid JOIN pg_namespace n ON n.oid = r.relnamespace
-         WHERE c.classid = 'pg_class'::regclass;
+          LEFT JOIN pg_inherits i ON c.objid IN (i.inhparent, i.inhrelid)
+          JOIN pg_class r ON r.oid IN (c.objid, i.inhrelid, i.inhparent) JOIN pg_namespace n ON n.oid = r.relnamespace
+         WHERE c.classid = 'pg_class'::regclass AND (TG_TAG <> 'CREATE TABLE' OR r.oid = i.inhparent);
+        IF touched IS NULL AND TG_TAG = 'CREATE TABLE' THEN
+            RETURN;
+        END IF;
     END IF;
     SELECT array_agg(f.problem ORDER BY f.counter, f.problem), array_agg(f.fix ORDER BY f.counter, f.problem),
            count(DISTINCT f.counter)
@@ -3109,7 +3188,8 @@ END
 $fn$;
 -- The trigger guard: an event trigger that refuses, from any role, a statement that leaves a trigger of the library
 -- not in place (see trigger_problems): CREATE OR REPLACE TRIGGER over one of ours, which the TRIGGER privilege (in
--- GRANT ALL) allows; ALTER TABLE ... DISABLE or ENABLE [REPLICA] TRIGGER by a table's owner. It runs SECURITY
+-- GRANT ALL) allows; ALTER TABLE ... DISABLE or ENABLE [REPLICA] TRIGGER by a table's owner; and a new trigger on a
+-- table the library writes whose code such a role may change (trigger_rights_problems). It runs SECURITY
 -- DEFINER, since the roles it checks have no right on the catalog; only a session of the migrator (the schema owner
 -- or a member) may turn it off with SET LOCAL countercache.ddl_guard = off, as install_triggers does.
 CREATE OR REPLACE FUNCTION countercache.trigger_guard()
@@ -3133,24 +3213,36 @@ BEGIN
                                       THEN (SELECT t.tgrelid FROM pg_trigger t WHERE t.oid = c.objid) ELSE c.objid END
       JOIN pg_namespace n ON n.oid = r.relnamespace
      WHERE c.classid IN ('pg_class'::regclass, 'pg_trigger'::regclass);
-    SELECT array_agg(t.problem ORDER BY t.counter, t.problem), array_agg(t.fix ORDER BY t.counter, t.problem)
+    SELECT array_agg(t.problem ORDER BY t.k, t.problem), array_agg(t.fix ORDER BY t.k, t.problem)
       INTO problems, fixes
-      FROM countercache.trigger_problems(coalesce(touched, '{}')) t;
+      FROM (SELECT p.counter AS k, p.problem, p.fix FROM countercache.trigger_problems(coalesce(touched, '{}')) p
+            UNION ALL   -- a trigger it creates, not those there are: they are the worker's warnings
+            SELECT p.table_name, p.problem, p.fix
+              FROM countercache.trigger_rights_problems(ARRAY(
+                       SELECT c.objid FROM pg_event_trigger_ddl_commands() c
+                        WHERE c.classid = 'pg_trigger'::regclass)) p) t;
     IF cardinality(problems) > 0 THEN
-        RAISE EXCEPTION 'countercache: % would let writes go uncounted:%', TG_TAG,
+        RAISE EXCEPTION 'countercache: % would let writes go uncounted or run as the rollup:%', TG_TAG,
             countercache.problem_list(problems, fixes)
             USING ERRCODE = 'insufficient_privilege',
-                  HINT = 'the triggers named countercache_* belong to countercache; to stop counting, remove the '
-                         '@CounterCache and apply the regenerated changelog';
+                  HINT = 'the triggers named countercache_* belong to countercache, and a trigger of a table it '
+                         'writes runs with its rights; to stop counting, remove the @CounterCache and apply the '
+                         'regenerated changelog';
     END IF;
 END
 $fn$;
 DO $guard$
 BEGIN
     IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER) THEN
-        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
+        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e    -- made before CREATE TABLE was guarded: again
+                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_ddl_guard'
+                          AND 'CREATE TABLE' OPERATOR(pg_catalog.=) ANY (e.evttags)) THEN
+            IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
                         WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_ddl_guard') THEN
-            CREATE EVENT TRIGGER countercache_ddl_guard ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
+                DROP EVENT TRIGGER countercache_ddl_guard;
+            END IF;
+            -- CREATE TABLE: a table made a child (INHERITS, PARTITION OF) of a counted one
+            CREATE EVENT TRIGGER countercache_ddl_guard ON ddl_command_end WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE')
                 EXECUTE FUNCTION countercache.ddl_guard();
         END IF;
         IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
@@ -4419,7 +4511,18 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
     c countercache.counter := countercache.counter_of(exact.counter_id, 'countercache.exact');
+    caller name := CASE WHEN current_setting('role') = 'none' THEN session_user ELSE current_setting('role') END;
 BEGIN
+    -- It reads the queue and the sources with the migrator's rights: it tells only a role that may read the counter's
+    -- column what it holds. The caller's role is the one SET ROLE chose, else the login role (current_user is the
+    -- migrator here).
+    IF NOT has_column_privilege(caller, format('%I.%I', c.target_schema, c.target_table), c.target_column, 'SELECT') THEN
+        RAISE EXCEPTION 'countercache.exact: role % may not read %.%.%, so it may not read the counter %', caller,
+            c.target_schema, c.target_table, c.target_column, c.declared_by
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = format('GRANT SELECT (%I) ON %I.%I TO %I', c.target_column, c.target_schema, c.target_table,
+                                caller);
+    END IF;
     -- a bucket without a row yet is 0 and what is pending for it: its keys are read from the list, not the table
     RETURN QUERY EXECUTE format(
         $q$SELECT %1$s, %2$s, %10$s
@@ -4512,7 +4615,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '4b618bac4f572d71' $fn$;
+AS $fn$ SELECT '4886e871bfa47d4e' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4547,7 +4650,7 @@ BEGIN
             ('countercache.rollup_report(integer, boolean)',
              'SELECT, UPDATE ON countercache.queue_claim, countercache.lane_claim, countercache.distinct_claim'),
             ('countercache.rollup_report(integer, boolean)',
-             'EXECUTE ON FUNCTION countercache.row_security_problems(name)'),
+             'EXECUTE ON FUNCTION countercache.row_security_problems(name), countercache.trigger_rights_problems(oid[])'),
             ('countercache.key_sql(countercache.counter)',
              'EXECUTE ON FUNCTION countercache.packed_key_sql(countercache.counter),'
              ' countercache.pair_key_sql(countercache.counter), countercache.digested(countercache.counter),'
@@ -4660,7 +4763,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('4b618bac4f572d71');
+SELECT countercache.built_by('4886e871bfa47d4e');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -4748,7 +4851,7 @@ SELECT countercache.install_triggers('public', 'post');
 
 -- changeset countercache:countercache-target-public.topic runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('4b618bac4f572d71');
+SELECT countercache.built_by('4886e871bfa47d4e');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'topic', ARRAY[]::integer[]);
 

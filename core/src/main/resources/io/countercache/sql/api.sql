@@ -45,7 +45,18 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
     c countercache.counter := countercache.counter_of(exact.counter_id, 'countercache.exact');
+    caller name := CASE WHEN current_setting('role') = 'none' THEN session_user ELSE current_setting('role') END;
 BEGIN
+    -- It reads the queue and the sources with the migrator's rights: it tells only a role that may read the counter's
+    -- column what it holds. The caller's role is the one SET ROLE chose, else the login role (current_user is the
+    -- migrator here).
+    IF NOT has_column_privilege(caller, format('%I.%I', c.target_schema, c.target_table), c.target_column, 'SELECT') THEN
+        RAISE EXCEPTION 'countercache.exact: role % may not read %.%.%, so it may not read the counter %', caller,
+            c.target_schema, c.target_table, c.target_column, c.declared_by
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = format('GRANT SELECT (%I) ON %I.%I TO %I', c.target_column, c.target_schema, c.target_table,
+                                caller);
+    END IF;
     -- a bucket without a row yet is 0 and what is pending for it: its keys are read from the list, not the table
     RETURN QUERY EXECUTE format(
         $q$SELECT %1$s, %2$s, %10$s

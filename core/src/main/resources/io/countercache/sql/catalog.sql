@@ -263,6 +263,7 @@ BEGIN
           JOIN pg_namespace n ON n.oid = c.relnamespace
          WHERE p.pronamespace = 'countercache'::regnamespace
            AND split_part(p.proname, '_', 1) IN ('capture', 'target', 'via')
+           AND tg.tgparentid = 0   -- a partition's clone of its parent's row trigger goes with the parent's
            AND NOT EXISTS (SELECT 1 FROM countercache.counter k, LATERAL countercache.counter_tables(k) x
                             WHERE x.kind = split_part(p.proname, '_', 1) AND x.schema_name = n.nspname
                               AND x.table_name = c.relname)

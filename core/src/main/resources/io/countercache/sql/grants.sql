@@ -31,7 +31,7 @@ BEGIN
             ('countercache.rollup_report(integer, boolean)',
              'SELECT, UPDATE ON countercache.queue_claim, countercache.lane_claim, countercache.distinct_claim'),
             ('countercache.rollup_report(integer, boolean)',
-             'EXECUTE ON FUNCTION countercache.row_security_problems(name)'),
+             'EXECUTE ON FUNCTION countercache.row_security_problems(name), countercache.trigger_rights_problems(oid[])'),
             ('countercache.key_sql(countercache.counter)',
              'EXECUTE ON FUNCTION countercache.packed_key_sql(countercache.counter),'
              ' countercache.pair_key_sql(countercache.counter), countercache.digested(countercache.counter),'

@@ -155,7 +155,7 @@ DECLARE
 BEGIN
     FOR s IN
         SELECT tg.tgname FROM pg_trigger tg JOIN pg_proc p ON p.oid = tg.tgfoid
-         WHERE tg.tgrelid = to_regclass(format('%I.%I', tbl_schema, tbl))
+         WHERE tg.tgrelid = to_regclass(format('%I.%I', tbl_schema, tbl)) AND tg.tgparentid = 0
            AND p.pronamespace = 'countercache'::regnamespace AND p.proname LIKE kind || '\_%'
     LOOP
         EXECUTE format('DROP TRIGGER %I ON %I.%I', s.tgname, tbl_schema, tbl);
