@@ -168,6 +168,15 @@ class DistinctIT {
         assertThatThrownBy(() -> BlogSchema.install(db, List.of(instants)))
                 .hasMessageContaining("distinct column public.blog_comment.posted_at is timestamp with time zone")
                 .hasMessageContaining("count the distinct values of an existing integer, uuid, text or boolean column");
+        // 'bob' and 'BOB' are one value to count(DISTINCT) under a case-insensitive collation, two as text
+        db.execute("CREATE COLLATION IF NOT EXISTS ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);"
+                + " ALTER TABLE blog_comment ADD COLUMN author text COLLATE ci");
+        CounterDefinition authors = new CounterDefinition("User.authors", BlogSchema.USER, "id", KeyType.BIGINT,
+                "authors", "bigint", BlogSchema.COMMENT, "creator_id", null, null, Strategy.QUEUE, 0, null, null,
+                "author");
+        assertThatThrownBy(() -> BlogSchema.install(db, List.of(authors)))
+                .hasMessageContaining("distinct column public.blog_comment.author has a nondeterministic collation")
+                .hasMessageContaining("give the column a deterministic collation");
         assertThatThrownBy(() -> new CounterDefinition("User.both", BlogSchema.USER, "id", KeyType.BIGINT, "both",
                 "bigint", BlogSchema.COMMENT, "creator_id", null, "likes", Strategy.QUEUE, 0, null, null, "likes"))
                 .hasMessageContaining("declare one of sum, min, max and distinct");

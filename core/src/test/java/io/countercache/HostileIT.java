@@ -211,12 +211,21 @@ class HostileIT {
                 BlogSchema.COMMENT, "creator_id", "public.visible(publish_status)", null);
         CounterDefinition volatileOne = new CounterDefinition("User.shouted", users, "id", KeyType.BIGINT, "shouted",
                 "bigint", BlogSchema.COMMENT, "creator_id", "public.shout(publish_status)", null);
-        assertThatThrownBy(() -> BlogSchema.install(db, List.of(app, volatileOne)))
+        // judged when a row is written, a condition on the clock would never take back what it counted
+        CounterDefinition recent = new CounterDefinition("User.recent", users, "id", KeyType.BIGINT, "recent",
+                "bigint", BlogSchema.COMMENT, "creator_id", "created_at > now() - interval '1 day'", null);
+        CounterDefinition today = new CounterDefinition("User.today", users, "id", KeyType.BIGINT, "today",
+                "bigint", BlogSchema.COMMENT, "creator_id", "created_at >= CURRENT_DATE", null);
+        assertThatThrownBy(() -> BlogSchema.install(db, List.of(app, volatileOne, recent, today)))
+                .hasMessageContaining("@CounterCache on User.recent: where = \"created_at > now() - interval '1 day'\""
+                        + " calls now() (STABLE: its result may change while the row does not)")
+                .hasMessageContaining("@CounterCache on User.today: where = \"created_at >= CURRENT_DATE\" calls")
+                .hasMessageContaining("a CURRENT_... value (STABLE: it may change while the row does not)")
                 .hasMessageContaining("@CounterCache on User.visible: where = \"public.visible(publish_status)\" calls"
                         + " public.visible(text) (owned by careless_app)")
                 .hasMessageContaining("@CounterCache on User.shouted: where = \"public.shout(publish_status)\" calls"
                         + " public.shout(text) (VOLATILE)")
-                .hasMessageContaining("call only IMMUTABLE or STABLE functions owned by a superuser");
+                .hasMessageContaining("call only IMMUTABLE functions (not now(), current_date or a cast that reads the time zone) owned by a superuser");
         // trusted(text) is the superuser's, but careless_app may create in public: for an argument that is not text
         // exactly (a varchar column, as Hibernate makes them), an overload of its own taking that type would fit the
         // call better, and be chosen the next time the capture is planned

@@ -2704,22 +2704,36 @@ BEGIN
                 coalesce(condition, 'true'), source_schema, source_table, source_table);
             CLOSE probe;
             -- The capture runs the condition as the migrator (SECURITY DEFINER), so it may call only functions a
-            -- role the application cannot be owns (a superuser, or the owner of this schema), and only IMMUTABLE or
-            -- STABLE ones: a function the application could replace, or one with side effects, would run its code
-            -- with the migrator's rights. A view over the condition lists what it calls (pg_depend), unplanned.
+            -- role the application cannot be owns (a superuser, or the owner of this schema): a function the
+            -- application could replace would run its code with the migrator's rights. And only IMMUTABLE ones: the
+            -- condition is judged when its row is written, so one whose result can change while the row does not
+            -- (now(), a cast that reads the time zone, a function that reads a table) would never take back what it
+            -- counted, and one with side effects would run them. A view over the condition lists what it calls
+            -- (pg_depend), unplanned.
             EXECUTE format('CREATE OR REPLACE TEMP VIEW countercache_probe AS SELECT (%s) AS x FROM %I.%I AS %I',
                 coalesce(condition, 'true'), source_schema, source_table, source_table);
             -- The name is looked up again whenever the capture is planned: a schema outside pg_catalog where such a
             -- role may create functions (or operators) would let it add an overload that fits the call better.
             SELECT string_agg(DISTINCT format('%s (%s)', f.oid::regprocedure,
                        CASE WHEN f.provolatile = 'v' THEN 'VOLATILE'
+                            WHEN f.provolatile = 's' THEN 'STABLE: its result may change while the row does not'
                             WHEN NOT countercache.trusted_role(f.proowner) THEN 'owned by ' || f.proowner::regrole
                             ELSE format('in schema %s, where %s may add an overload', x.s::regnamespace, x.r) END), ', ')
               INTO untrusted
-              FROM pg_depend d
-              JOIN pg_rewrite rw ON rw.oid = d.objid
-              LEFT JOIN pg_operator o ON d.refclassid = 'pg_operator'::regclass AND o.oid = d.refobjid
-              JOIN pg_proc f ON f.oid = CASE WHEN d.refclassid = 'pg_proc'::regclass THEN d.refobjid ELSE o.oprcode END
+              FROM (-- what it calls: the functions and operators pg_depend lists (none of pg_catalog's, which are
+                    -- pinned), and every function the stored expression names, pg_catalog's too (now())
+                    SELECT CASE WHEN d.refclassid = 'pg_proc'::regclass THEN d.refobjid END AS fn, o.oid AS op
+                      FROM pg_depend d
+                      JOIN pg_rewrite rw ON rw.oid = d.objid
+                      LEFT JOIN pg_operator o ON d.refclassid = 'pg_operator'::regclass AND o.oid = d.refobjid
+                     WHERE d.classid = 'pg_rewrite'::regclass AND rw.ev_class = 'pg_temp.countercache_probe'::regclass
+                       AND d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass)
+                    UNION
+                    SELECT m[1]::oid, NULL
+                      FROM pg_rewrite rw, regexp_matches(rw.ev_action::text, ':(?:funcid|opfuncid) (\d+)', 'g') m
+                     WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass) called
+              LEFT JOIN pg_operator o ON o.oid = called.op
+              JOIN pg_proc f ON f.oid = coalesce(called.fn, o.oprcode)
               LEFT JOIN LATERAL (
                   SELECT n.oid AS s, string_agg(DISTINCT CASE WHEN a.grantee = 0 THEN 'PUBLIC'
                                                               ELSE a.grantee::regrole::text END, ', ') AS r
@@ -2731,9 +2745,12 @@ BEGIN
                    WHERE n.oid IN (f.pronamespace, o.oprnamespace) AND n.nspname <> 'pg_catalog'
                      AND (a.grantee = 0 OR NOT countercache.trusted_role(a.grantee))
                    GROUP BY n.oid LIMIT 1) x ON true
-             WHERE d.classid = 'pg_rewrite'::regclass AND rw.ev_class = 'pg_temp.countercache_probe'::regclass
-               AND d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass)
-               AND (f.provolatile = 'v' OR NOT countercache.trusted_role(f.proowner) OR x.s IS NOT NULL);
+             WHERE f.provolatile <> 'i' OR NOT countercache.trusted_role(f.proowner) OR x.s IS NOT NULL;
+            -- CURRENT_DATE, CURRENT_TIMESTAMP, CURRENT_USER and their kin are no function calls, and not immutable
+            IF EXISTS (SELECT FROM pg_rewrite rw WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass
+                                                  AND rw.ev_action::text LIKE '%{SQLVALUEFUNCTION %') THEN
+                untrusted := concat_ws(', ', untrusted, 'a CURRENT_... value (STABLE: it may change while the row does not)');
+            END IF;
             -- The condition is judged on the source row alone, when that row is written: a table it reads besides
             -- (a subquery) can change without any write of the source, and the count would drift unseen.
             SELECT string_agg(DISTINCT d.refobjid::regclass::text, ', ') INTO elsewhere
@@ -2753,7 +2770,8 @@ BEGIN
             END IF;
             IF untrusted IS NOT NULL THEN
                 RETURN QUERY SELECT d || ': ' || format('where = "%s" calls %s', condition, untrusted),
-                    'a condition runs with the migrator''s rights: call only IMMUTABLE or STABLE functions owned by a '
+                    'a condition is judged once, when its row is written, with the migrator''s rights: call only '
+                    'IMMUTABLE functions (not now(), current_date or a cast that reads the time zone) owned by a '
                     'superuser or by the owner of the countercache schema (ALTER FUNCTION ... OWNER TO it, and keep '
                     'the application from replacing it), in a schema where no other role may create (REVOKE CREATE '
                     'ON SCHEMA ... FROM PUBLIC and the application, or move the function to a schema of its own)';
@@ -2935,6 +2953,16 @@ BEGIN
         RETURN QUERY SELECT d || ': ' || format('distinct column %I.%I.%I is %s', c.source_schema, c.source_table,
             c.distinct_column, coalesce(v::text, 'missing')),
             'count the distinct values of an existing integer, uuid, text or boolean column (a foreign key, a name)';
+    ELSIF NOT (SELECT coalesce(bool_and(co.collisdeterministic), true)
+                 FROM pg_attribute a JOIN pg_collation co ON co.oid = a.attcollation
+                WHERE a.attrelid = to_regclass(format('%I.%I', c.source_schema, c.source_table))
+                  AND a.attname = c.distinct_column) THEN
+        -- values are kept as text, one row per text: two that such a collation takes as equal ('bob', 'BOB') are
+        -- one value to the source's count(DISTINCT) and two to the library's
+        RETURN QUERY SELECT d || ': ' || format('distinct column %I.%I.%I has a nondeterministic collation',
+            c.source_schema, c.source_table, c.distinct_column),
+            'give the column a deterministic collation (the database''s default is one), or count distinct values of'
+            || ' an expression the library can compare as text (a lower-cased copy of the column)';
     END IF;
 END
 $fn$;
@@ -3315,17 +3343,18 @@ AS $fn$
            ), locked AS (
                -- each key's sums beside its row, locked: joined through the row's index, key by key, so that the
                -- update below needs no join between two lists (whose sizes the planner cannot know)
-               SELECT d.*, t.ctid AS rid, t.tableoid AS toid FROM d JOIN %1$I.%2$I t ON t.%3$I = d.k%8$s
+               SELECT d.*, t.ctid AS rid, t.tableoid AS toid%14$s FROM d JOIN %1$I.%2$I t ON t.%3$I = d.k%8$s
                   FOR NO KEY UPDATE OF t SKIP LOCKED
            ), applied AS (
                UPDATE %1$I.%2$I t SET %6$s
                  FROM locked d WHERE %9$s
-               RETURNING true
+               RETURNING %15$s AS written
            ), unwritten AS (
                -- a row the update was to write (one it locked: one its sums move, or whose value changes) and did
-               -- not: a BEFORE UPDATE trigger returned NULL. Raised, so that its deltas are dead-lettered (see Poison
-               -- in rollup_report), not counted as applied.
-               SELECT countercache.unwritten(%1$L, %2$L) FROM (SELECT count(*) FROM applied) a(n)
+               -- not, or wrote with other values: a BEFORE UPDATE trigger returned NULL, or changed or kept the
+               -- counter's column. Raised, so that its deltas are dead-lettered (see Poison in rollup_report), not
+               -- counted as applied.
+               SELECT countercache.unwritten(%1$L, %2$L) FROM (SELECT count(*) FILTER (WHERE a.written) FROM applied a) a(n)
                 WHERE (SELECT count(*) FROM locked) > a.n%13$s
            ), held AS (
                %11$s
@@ -3390,12 +3419,19 @@ AS $fn$
              ELSE format(E'\n                  AND (SELECT count(*) FROM locked d JOIN %I.%I t'
                          ' ON t.ctid = d.rid AND t.tableoid = d.toid'
                          ' WHERE t.ctid = ANY (ARRAY(SELECT l.rid FROM locked l))) > a.n',
-                         target_schema, target_table) END)
+                         target_schema, target_table) END,
+        -- each column as it was locked (its last version, which the update then writes), so that the update can
+        -- tell that it wrote what it was to: that plus the sums, or the recomputed value
+        (SELECT string_agg(format(', t.%I AS w%s', v.col, v.i), '' ORDER BY v.i) FROM v),
+        format('(%s) IS NOT DISTINCT FROM (%s)',
+               (SELECT string_agg(format('t.%I', v.col), ', ' ORDER BY v.i) FROM v),
+               (SELECT string_agg(replace(v.val, format('t.%I', v.col), format('d.w%s', v.i)), ', ' ORDER BY v.i)
+                  FROM v)))
       FROM w
 $fn$;
 
--- Raises the error of an applying statement that locked a target row and did not write it: a BEFORE UPDATE trigger
--- of the table returned NULL. Not a transient failure: the round's poison handling dead-letters the key's deltas
+-- Raises the error of an applying statement that locked a target row and did not write it, or wrote other counter
+-- values: a BEFORE UPDATE trigger of the table returned NULL, or changed or kept a counter column. Not a transient failure: the round's poison handling dead-letters the key's deltas
 -- with it, where counting them as applied would lose them.
 CREATE OR REPLACE FUNCTION countercache.unwritten(target_schema name, target_table name)
 RETURNS boolean
@@ -3405,10 +3441,11 @@ AS $fn$
 BEGIN
     RAISE EXCEPTION USING
         ERRCODE = 'triggered_action_exception',
-        MESSAGE = format('countercache: the rollup locked a row of %I.%I and its update wrote nothing: a BEFORE UPDATE'
-                         ' trigger on the table returned NULL', target_schema, target_table),
-        HINT = 'make the trigger return NEW when only counter columns change, then recount the counters of the'
-               ' dead-lettered deltas (a recount puts them back in the queue)';
+        MESSAGE = format('countercache: the rollup locked a row of %I.%I and its update did not write the counter'
+                         ' values it was given: a BEFORE UPDATE trigger on the table returned NULL, or changed or kept'
+                         ' a counter column', target_schema, target_table),
+        HINT = 'make the trigger return NEW, with the counter columns as they came, when only counter columns change,'
+               ' then recount the counters of the dead-lettered deltas (a recount puts them back in the queue)';
 END
 $fn$;
 
@@ -3625,6 +3662,11 @@ RETURNS TABLE (counter_id integer, consumed bigint, target_ids bigint[], target_
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET lock_timeout = '200ms'
+-- the captures this round's updates fire (a level of a path summed by the level above) queue even for a direct
+-- counter, whose target a writer may hold: a round never waits (see capture_sql). A SET clause, so that it holds
+-- for this call only: set_config(..., true) would last to the end of the caller's transaction, whose later writes
+-- of a direct counter would then queue too
+SET countercache.round = 'on'
 AS $fn$
 #variable_conflict use_column
 DECLARE
@@ -3666,9 +3708,6 @@ BEGIN
         RAISE EXCEPTION 'countercache.rollup_report: lanes must be from 1 to 64 (the number of workers), got %', lanes
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    -- the captures this round's updates fire (a level of a path summed by the level above) queue even for a direct
-    -- counter, whose target a writer may hold: a round never waits (see capture_sql); local to this function
-    PERFORM set_config('countercache.round', 'on', true);
     -- a crash that emptied the unlogged queue is noticed before anything is claimed
     PERFORM countercache.check_unlogged_queue();
     -- orphans whose target row exists again and the slots' amounts go to the queue first, and the values that reach
@@ -4612,7 +4651,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '4886e871bfa47d4e' $fn$;
+AS $fn$ SELECT '2cc4a49a46df03bb' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4756,7 +4795,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('4886e871bfa47d4e');
+SELECT countercache.built_by('2cc4a49a46df03bb');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -4842,7 +4881,7 @@ SELECT countercache.define_counter('{
 SELECT countercache.install_triggers('public', 'post');
 
 -- countercache-target-public.topic: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('4886e871bfa47d4e');
+SELECT countercache.built_by('2cc4a49a46df03bb');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 
 -- countercache-prune: forget counters of changelog io.countercache.example.boot that are no longer declared

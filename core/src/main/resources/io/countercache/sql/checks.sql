@@ -211,22 +211,36 @@ BEGIN
                 coalesce(condition, 'true'), source_schema, source_table, source_table);
             CLOSE probe;
             -- The capture runs the condition as the migrator (SECURITY DEFINER), so it may call only functions a
-            -- role the application cannot be owns (a superuser, or the owner of this schema), and only IMMUTABLE or
-            -- STABLE ones: a function the application could replace, or one with side effects, would run its code
-            -- with the migrator's rights. A view over the condition lists what it calls (pg_depend), unplanned.
+            -- role the application cannot be owns (a superuser, or the owner of this schema): a function the
+            -- application could replace would run its code with the migrator's rights. And only IMMUTABLE ones: the
+            -- condition is judged when its row is written, so one whose result can change while the row does not
+            -- (now(), a cast that reads the time zone, a function that reads a table) would never take back what it
+            -- counted, and one with side effects would run them. A view over the condition lists what it calls
+            -- (pg_depend), unplanned.
             EXECUTE format('CREATE OR REPLACE TEMP VIEW countercache_probe AS SELECT (%s) AS x FROM %I.%I AS %I',
                 coalesce(condition, 'true'), source_schema, source_table, source_table);
             -- The name is looked up again whenever the capture is planned: a schema outside pg_catalog where such a
             -- role may create functions (or operators) would let it add an overload that fits the call better.
             SELECT string_agg(DISTINCT format('%s (%s)', f.oid::regprocedure,
                        CASE WHEN f.provolatile = 'v' THEN 'VOLATILE'
+                            WHEN f.provolatile = 's' THEN 'STABLE: its result may change while the row does not'
                             WHEN NOT countercache.trusted_role(f.proowner) THEN 'owned by ' || f.proowner::regrole
                             ELSE format('in schema %s, where %s may add an overload', x.s::regnamespace, x.r) END), ', ')
               INTO untrusted
-              FROM pg_depend d
-              JOIN pg_rewrite rw ON rw.oid = d.objid
-              LEFT JOIN pg_operator o ON d.refclassid = 'pg_operator'::regclass AND o.oid = d.refobjid
-              JOIN pg_proc f ON f.oid = CASE WHEN d.refclassid = 'pg_proc'::regclass THEN d.refobjid ELSE o.oprcode END
+              FROM (-- what it calls: the functions and operators pg_depend lists (none of pg_catalog's, which are
+                    -- pinned), and every function the stored expression names, pg_catalog's too (now())
+                    SELECT CASE WHEN d.refclassid = 'pg_proc'::regclass THEN d.refobjid END AS fn, o.oid AS op
+                      FROM pg_depend d
+                      JOIN pg_rewrite rw ON rw.oid = d.objid
+                      LEFT JOIN pg_operator o ON d.refclassid = 'pg_operator'::regclass AND o.oid = d.refobjid
+                     WHERE d.classid = 'pg_rewrite'::regclass AND rw.ev_class = 'pg_temp.countercache_probe'::regclass
+                       AND d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass)
+                    UNION
+                    SELECT m[1]::oid, NULL
+                      FROM pg_rewrite rw, regexp_matches(rw.ev_action::text, ':(?:funcid|opfuncid) (\d+)', 'g') m
+                     WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass) called
+              LEFT JOIN pg_operator o ON o.oid = called.op
+              JOIN pg_proc f ON f.oid = coalesce(called.fn, o.oprcode)
               LEFT JOIN LATERAL (
                   SELECT n.oid AS s, string_agg(DISTINCT CASE WHEN a.grantee = 0 THEN 'PUBLIC'
                                                               ELSE a.grantee::regrole::text END, ', ') AS r
@@ -238,9 +252,12 @@ BEGIN
                    WHERE n.oid IN (f.pronamespace, o.oprnamespace) AND n.nspname <> 'pg_catalog'
                      AND (a.grantee = 0 OR NOT countercache.trusted_role(a.grantee))
                    GROUP BY n.oid LIMIT 1) x ON true
-             WHERE d.classid = 'pg_rewrite'::regclass AND rw.ev_class = 'pg_temp.countercache_probe'::regclass
-               AND d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass)
-               AND (f.provolatile = 'v' OR NOT countercache.trusted_role(f.proowner) OR x.s IS NOT NULL);
+             WHERE f.provolatile <> 'i' OR NOT countercache.trusted_role(f.proowner) OR x.s IS NOT NULL;
+            -- CURRENT_DATE, CURRENT_TIMESTAMP, CURRENT_USER and their kin are no function calls, and not immutable
+            IF EXISTS (SELECT FROM pg_rewrite rw WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass
+                                                  AND rw.ev_action::text LIKE '%{SQLVALUEFUNCTION %') THEN
+                untrusted := concat_ws(', ', untrusted, 'a CURRENT_... value (STABLE: it may change while the row does not)');
+            END IF;
             -- The condition is judged on the source row alone, when that row is written: a table it reads besides
             -- (a subquery) can change without any write of the source, and the count would drift unseen.
             SELECT string_agg(DISTINCT d.refobjid::regclass::text, ', ') INTO elsewhere
@@ -260,7 +277,8 @@ BEGIN
             END IF;
             IF untrusted IS NOT NULL THEN
                 RETURN QUERY SELECT d || ': ' || format('where = "%s" calls %s', condition, untrusted),
-                    'a condition runs with the migrator''s rights: call only IMMUTABLE or STABLE functions owned by a '
+                    'a condition is judged once, when its row is written, with the migrator''s rights: call only '
+                    'IMMUTABLE functions (not now(), current_date or a cast that reads the time zone) owned by a '
                     'superuser or by the owner of the countercache schema (ALTER FUNCTION ... OWNER TO it, and keep '
                     'the application from replacing it), in a schema where no other role may create (REVOKE CREATE '
                     'ON SCHEMA ... FROM PUBLIC and the application, or move the function to a schema of its own)';
@@ -442,6 +460,16 @@ BEGIN
         RETURN QUERY SELECT d || ': ' || format('distinct column %I.%I.%I is %s', c.source_schema, c.source_table,
             c.distinct_column, coalesce(v::text, 'missing')),
             'count the distinct values of an existing integer, uuid, text or boolean column (a foreign key, a name)';
+    ELSIF NOT (SELECT coalesce(bool_and(co.collisdeterministic), true)
+                 FROM pg_attribute a JOIN pg_collation co ON co.oid = a.attcollation
+                WHERE a.attrelid = to_regclass(format('%I.%I', c.source_schema, c.source_table))
+                  AND a.attname = c.distinct_column) THEN
+        -- values are kept as text, one row per text: two that such a collation takes as equal ('bob', 'BOB') are
+        -- one value to the source's count(DISTINCT) and two to the library's
+        RETURN QUERY SELECT d || ': ' || format('distinct column %I.%I.%I has a nondeterministic collation',
+            c.source_schema, c.source_table, c.distinct_column),
+            'give the column a deterministic collation (the database''s default is one), or count distinct values of'
+            || ' an expression the library can compare as text (a lower-cased copy of the column)';
     END IF;
 END
 $fn$;

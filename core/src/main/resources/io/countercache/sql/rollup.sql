@@ -52,17 +52,18 @@ AS $fn$
            ), locked AS (
                -- each key's sums beside its row, locked: joined through the row's index, key by key, so that the
                -- update below needs no join between two lists (whose sizes the planner cannot know)
-               SELECT d.*, t.ctid AS rid, t.tableoid AS toid FROM d JOIN %1$I.%2$I t ON t.%3$I = d.k%8$s
+               SELECT d.*, t.ctid AS rid, t.tableoid AS toid%14$s FROM d JOIN %1$I.%2$I t ON t.%3$I = d.k%8$s
                   FOR NO KEY UPDATE OF t SKIP LOCKED
            ), applied AS (
                UPDATE %1$I.%2$I t SET %6$s
                  FROM locked d WHERE %9$s
-               RETURNING true
+               RETURNING %15$s AS written
            ), unwritten AS (
                -- a row the update was to write (one it locked: one its sums move, or whose value changes) and did
-               -- not: a BEFORE UPDATE trigger returned NULL. Raised, so that its deltas are dead-lettered (see Poison
-               -- in rollup_report), not counted as applied.
-               SELECT countercache.unwritten(%1$L, %2$L) FROM (SELECT count(*) FROM applied) a(n)
+               -- not, or wrote with other values: a BEFORE UPDATE trigger returned NULL, or changed or kept the
+               -- counter's column. Raised, so that its deltas are dead-lettered (see Poison in rollup_report), not
+               -- counted as applied.
+               SELECT countercache.unwritten(%1$L, %2$L) FROM (SELECT count(*) FILTER (WHERE a.written) FROM applied a) a(n)
                 WHERE (SELECT count(*) FROM locked) > a.n%13$s
            ), held AS (
                %11$s
@@ -127,12 +128,19 @@ AS $fn$
              ELSE format(E'\n                  AND (SELECT count(*) FROM locked d JOIN %I.%I t'
                          ' ON t.ctid = d.rid AND t.tableoid = d.toid'
                          ' WHERE t.ctid = ANY (ARRAY(SELECT l.rid FROM locked l))) > a.n',
-                         target_schema, target_table) END)
+                         target_schema, target_table) END,
+        -- each column as it was locked (its last version, which the update then writes), so that the update can
+        -- tell that it wrote what it was to: that plus the sums, or the recomputed value
+        (SELECT string_agg(format(', t.%I AS w%s', v.col, v.i), '' ORDER BY v.i) FROM v),
+        format('(%s) IS NOT DISTINCT FROM (%s)',
+               (SELECT string_agg(format('t.%I', v.col), ', ' ORDER BY v.i) FROM v),
+               (SELECT string_agg(replace(v.val, format('t.%I', v.col), format('d.w%s', v.i)), ', ' ORDER BY v.i)
+                  FROM v)))
       FROM w
 $fn$;
 
--- Raises the error of an applying statement that locked a target row and did not write it: a BEFORE UPDATE trigger
--- of the table returned NULL. Not a transient failure: the round's poison handling dead-letters the key's deltas
+-- Raises the error of an applying statement that locked a target row and did not write it, or wrote other counter
+-- values: a BEFORE UPDATE trigger of the table returned NULL, or changed or kept a counter column. Not a transient failure: the round's poison handling dead-letters the key's deltas
 -- with it, where counting them as applied would lose them.
 CREATE OR REPLACE FUNCTION countercache.unwritten(target_schema name, target_table name)
 RETURNS boolean
@@ -142,10 +150,11 @@ AS $fn$
 BEGIN
     RAISE EXCEPTION USING
         ERRCODE = 'triggered_action_exception',
-        MESSAGE = format('countercache: the rollup locked a row of %I.%I and its update wrote nothing: a BEFORE UPDATE'
-                         ' trigger on the table returned NULL', target_schema, target_table),
-        HINT = 'make the trigger return NEW when only counter columns change, then recount the counters of the'
-               ' dead-lettered deltas (a recount puts them back in the queue)';
+        MESSAGE = format('countercache: the rollup locked a row of %I.%I and its update did not write the counter'
+                         ' values it was given: a BEFORE UPDATE trigger on the table returned NULL, or changed or kept'
+                         ' a counter column', target_schema, target_table),
+        HINT = 'make the trigger return NEW, with the counter columns as they came, when only counter columns change,'
+               ' then recount the counters of the dead-lettered deltas (a recount puts them back in the queue)';
 END
 $fn$;
 
@@ -362,6 +371,11 @@ RETURNS TABLE (counter_id integer, consumed bigint, target_ids bigint[], target_
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET lock_timeout = '200ms'
+-- the captures this round's updates fire (a level of a path summed by the level above) queue even for a direct
+-- counter, whose target a writer may hold: a round never waits (see capture_sql). A SET clause, so that it holds
+-- for this call only: set_config(..., true) would last to the end of the caller's transaction, whose later writes
+-- of a direct counter would then queue too
+SET countercache.round = 'on'
 AS $fn$
 #variable_conflict use_column
 DECLARE
@@ -403,9 +417,6 @@ BEGIN
         RAISE EXCEPTION 'countercache.rollup_report: lanes must be from 1 to 64 (the number of workers), got %', lanes
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    -- the captures this round's updates fire (a level of a path summed by the level above) queue even for a direct
-    -- counter, whose target a writer may hold: a round never waits (see capture_sql); local to this function
-    PERFORM set_config('countercache.round', 'on', true);
     -- a crash that emptied the unlogged queue is noticed before anything is claimed
     PERFORM countercache.check_unlogged_queue();
     -- orphans whose target row exists again and the slots' amounts go to the queue first, and the values that reach
