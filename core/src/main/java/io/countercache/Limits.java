@@ -66,7 +66,11 @@ public final class Limits {
     /** As {@link #admit(Connection, String, Object)}, in a transaction of its own on a connection of the pool. */
     public static Admission admit(DataSource dataSource, String limit, Object key) {
         try (Connection c = dataSource.getConnection()) {
-            return admit(c, limit, key);
+            Admission a = admit(c, limit, key);
+            if (!c.getAutoCommit()) {   // a pool that hands out connections in a transaction would roll it back
+                c.commit();
+            }
+            return a;
         } catch (SQLException e) {
             throw new CounterCacheException("countercache: admit(" + limit + ", " + key + "): no connection ("
                     + e.getMessage() + ")", e);

@@ -239,6 +239,7 @@ public final class RollupWorker implements AutoCloseable {
         long backoff = pollInterval.toMillis();
         long streakStarted = 0;
         long streakFailures = 0;
+        Maintenance upkeep = new Maintenance();
         warnAboutSetup();
         try {
             while (running) {
@@ -258,7 +259,7 @@ public final class RollupWorker implements AutoCloseable {
                         lastError = null;
                     }
                     backoff = pollInterval.toMillis();
-                    if (!maintenance() && last[0] < batchSize) {
+                    if (!upkeep.run() && last[0] < batchSize) {
                         pause(pollInterval.toMillis());
                     }
                 } catch (SQLException | RuntimeException e) {
@@ -302,15 +303,45 @@ public final class RollupWorker implements AutoCloseable {
 
     /**
      * Between rounds, once the queue has caught up: old limit counts go, and one batch of the oldest requested
-     * recount (a new or changed counter's backfill that the changelog did not finish, or a repair) runs. Returns
-     * whether a recount advanced.
+     * recount (a new or changed counter's backfill that the changelog did not finish, or a repair) runs. Its failures
+     * are its own: the rounds go on meanwhile, so they neither reset its backoff nor count as failed rounds, and a
+     * failure that lasts is logged once and retried with a backoff of its own.
      */
-    private boolean maintenance() throws SQLException {
-        Connection c = connections.open();
-        try {
-            return round.maintenance(c);
-        } finally {
-            connections.release(c);
+    private final class Maintenance {
+        private long failed;
+        private long backoff = pollInterval.toMillis();
+        private long due;
+
+        /** Runs it when it is due; returns whether a recount advanced. */
+        boolean run() {
+            if (!running || System.nanoTime() - due < 0) {
+                return false;
+            }
+            try {
+                Connection c = connections.open();
+                inFlightConnection = c;   // so that close() can abort a batch that outlasts its timeout
+                try {
+                    boolean advanced = round.maintenance(c);
+                    if (failed > 0) {
+                        log.info("{}: recounts and pruning resumed after {} failed attempts", name, failed);
+                        failed = 0;
+                        backoff = pollInterval.toMillis();
+                    }
+                    return advanced;
+                } finally {
+                    inFlightConnection = null;
+                    connections.release(c);
+                }
+            } catch (SQLException | RuntimeException e) {
+                lastError = describe(e);
+                if (failed++ == 0 && running) {
+                    log.warn("{}: recounts and pruning failed, retrying with backoff up to {} ms while rounds go on"
+                            + " (logged once until it recovers): {}", name, maxBackoff.toMillis(), lastError);
+                }
+                due = System.nanoTime() + backoff * 1_000_000;
+                backoff = Math.min(backoff * 2, maxBackoff.toMillis());
+                return false;
+            }
         }
     }
 

@@ -159,6 +159,22 @@ class LimitsIT {
         }
     }
 
+    /** A pool that hands out connections inside a transaction (auto-commit off) still keeps each admission. */
+    @Test
+    void anAdmissionThroughAPoolWithoutAutoCommitIsKept() {
+        javax.sql.DataSource inTransaction = (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {javax.sql.DataSource.class}, (proxy, method, args) -> {
+                    Object result = method.invoke(db.dataSource(), args);
+                    if (result instanceof Connection c) {
+                        c.setAutoCommit(false);
+                    }
+                    return result;
+                });
+        String key = "pooled-" + UUID.randomUUID();
+        assertThat(Limits.admit(inTransaction, "edge", key).admittedCount()).isOne();
+        assertThat(Limits.admit(inTransaction, "edge", key).admittedCount()).as("the first was committed").isEqualTo(2);
+    }
+
     @Test
     void badInputGetsAClearError() {
         assertThatThrownBy(() -> db.queryLong("SELECT countercache.admit('nope', 'k')::int"))

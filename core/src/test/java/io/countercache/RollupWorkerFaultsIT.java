@@ -101,6 +101,31 @@ class RollupWorkerFaultsIT {
         BlogSchema.assertExactAfterRollup(db);
     }
 
+    /**
+     * Recounts that keep failing while rounds succeed: the rounds go on, and the failure is the maintenance's own,
+     * retried with its own backoff, not a failed round each poll (which logged twice a poll and never backed off).
+     */
+    @Test
+    void aRecountThatKeepsFailingNeitherStopsNorFailsTheRounds() throws Exception {
+        db.execute("DELETE FROM stall;"
+                + " CREATE FUNCTION public.refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                + " RAISE EXCEPTION 'recounts refused here'; END $$;"
+                + " CREATE TRIGGER refuse BEFORE UPDATE OR DELETE ON countercache.recount_job"
+                + " FOR EACH ROW EXECUTE FUNCTION public.refuse();"
+                + " INSERT INTO countercache.recount_job (counter_id, targets) VALUES (" + BlogSchema.ARTICLE_COMMENTS.id() + ", 0)");
+        try (RollupWorker w = worker().build().start()) {
+            until("the queue to drain", () -> queued() == 0);
+            until("a recount to fail", () -> String.valueOf(w.metrics().lastError()).contains("recounts refused here"));
+            Thread.sleep(300);   // a dozen polls
+            assertThat(w.failures()).as("failed rounds").isZero();
+            db.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public')");
+            until("a round after the failures", () -> queued() == 0);
+            db.execute("DROP TRIGGER refuse ON countercache.recount_job");
+            until("the recount to finish", () -> db.queryLong("SELECT count(*) FROM countercache.recount_job") == 0);
+        }
+        BlogSchema.assertExactAfterRollup(db);
+    }
+
     /** A worker whose connections carry a session setting (a timeout). */
     private RollupWorker.Builder workerWith(String setting) {
         ConnectionSource connections = () -> {

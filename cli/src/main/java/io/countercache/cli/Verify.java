@@ -2,7 +2,10 @@ package io.countercache.cli;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -27,8 +30,14 @@ final class Verify implements Callable<Integer> {
             description = "Drifted rows to print per counter (default: ${DEFAULT-VALUE}).")
     int sample;
 
+    @Spec
+    CommandSpec spec;
+
     @Override
     public Integer call() throws Exception {
+        if (sample < 1) {   // drift(id, 0) reads no row: every counter would look exact
+            throw new ParameterException(spec.commandLine(), "--sample must be at least 1, got " + sample);
+        }
         int drifted = 0;
         try (Connection c = database.connect();
              PreparedStatement ps = c.prepareStatement("SELECT key, stored, pending, exact FROM countercache.drift(?, ?)")) {

@@ -91,6 +91,8 @@ class CliIT {
         long exact3 = db.queryLong("SELECT count(*) FROM comment WHERE article_id = 3");
         assertThat(drifted.out()).contains("public.article.comments: drifted (key, stored, pending, exact):")
                 .contains("  3\t" + (exact3 + 7) + "\t0\t" + exact3).contains("20+ drifted");
+        assertThat(cli("verify", "--sample", "0").exit()).as("a sample of none would call every counter exact")
+                .isEqualTo(2);
 
         AtomicBoolean writing = new AtomicBoolean(true);
         AtomicLong written = new AtomicLong();

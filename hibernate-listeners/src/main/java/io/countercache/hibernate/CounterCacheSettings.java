@@ -2,8 +2,10 @@ package io.countercache.hibernate;
 
 /**
  * Every setting the Hibernate integration reads, with its default. Set them like any Hibernate property: in
- * {@code persistence.xml}, in {@code hibernate.properties}, or with Spring Boot as
- * {@code spring.jpa.properties.countercache.worker.enabled=true}.
+ * {@code persistence.xml}, in {@code hibernate.properties}, or with Spring Boot without the starter as
+ * {@code spring.jpa.properties.countercache.worker.enabled=true}. With the Spring Boot starter, set its
+ * {@code countercache.*} properties instead: it writes every one of these settings from them, over
+ * {@code spring.jpa.properties}.
  */
 public final class CounterCacheSettings {
 

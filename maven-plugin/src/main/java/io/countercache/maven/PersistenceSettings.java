@@ -20,7 +20,8 @@ import java.util.Properties;
 /**
  * The Hibernate settings that change table and column names, as the project configures them for its application:
  * {@code META-INF/persistence.xml}, or Spring Boot's {@code application.properties} / {@code application.yml}
- * ({@code spring.jpa.hibernate.naming.*}, {@code spring.jpa.properties.hibernate.*}), with Spring Boot's own
+ * ({@code spring.jpa.hibernate.naming.*}, {@code spring.jpa.properties.hibernate.*}, and the starter's
+ * {@code countercache.strategy}), with Spring Boot's own
  * default naming strategies when Spring Boot's JPA support is on the classpath and names none. A changelog generated
  * without them would name other columns than the application's tables have.
  */
@@ -65,6 +66,9 @@ final class PersistenceSettings {
                 settings.put(key, v);
             }
         });
+        if (spring.containsKey("countercache.strategy")) {   // the starter's property, which it puts over Hibernate's
+            settings.put("countercache.strategy", spring.get("countercache.strategy"));
+        }
         if (springBootJpa(project)) {
             settings.putIfAbsent("hibernate.physical_naming_strategy",
                     "org.hibernate.boot.model.naming.CamelCaseToUnderscoresNamingStrategy");

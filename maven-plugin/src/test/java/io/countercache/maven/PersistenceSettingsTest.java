@@ -1,5 +1,6 @@
 package io.countercache.maven;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -40,5 +41,19 @@ class PersistenceSettingsTest {
                 .containsEntry("hibernate.physical_naming_strategy",
                         "org.hibernate.boot.model.naming.PhysicalNamingStrategySnakeCaseImpl")
                 .doesNotContainKey("jakarta.persistence.jdbc.url");
+    }
+
+    /** The Spring Boot starter's countercache.strategy decides the changelog's strategy, as it decides the boot's. */
+    @Test
+    void theStartersStrategyIsReadFromSpringBootsFiles() throws Exception {
+        Path properties = basedir.resolve("src/main/resources/application.properties");
+        Files.createDirectories(properties.getParent());
+        Files.writeString(properties, "spring.jpa.properties.countercache.strategy=slotted\ncountercache.strategy=unlogged\n");
+        assertThat(PersistenceSettings.read(basedir, getClass().getClassLoader()))
+                .containsEntry("countercache.strategy", "unlogged");
+        Files.delete(properties);
+        Files.writeString(basedir.resolve("src/main/resources/application.yml"), "countercache:\n  strategy: direct\n");
+        assertThat(PersistenceSettings.read(basedir, getClass().getClassLoader()))
+                .containsEntry("countercache.strategy", "direct");
     }
 }
