@@ -1,5 +1,8 @@
 package io.countercache;
 
+import io.countercache.spi.CounterDefinition;
+import io.countercache.spi.KeyType;
+import io.countercache.spi.TableName;
 import io.countercache.testing.TestDatabase;
 import io.countercache.testing.TestPostgres;
 import org.junit.jupiter.api.BeforeAll;
@@ -376,6 +379,27 @@ class WritePathIT {
         own.execute("DROP TRIGGER frozen ON blog_article;"
                 + "SELECT countercache.recount(c.counter_id) FROM (SELECT DISTINCT counter_id FROM countercache.dead_letter) c");
         BlogSchema.assertExactWithoutDrift(own);
+    }
+
+    /**
+     * The early exit of a many-row UPDATE pairs old and new rows by primary key, which a deferrable key does not make
+     * unique until commit: two rows moved onto one key and one signature must still be counted as moved.
+     */
+    @Test
+    void anUpdateThroughADeferrableKeyIsCounted() throws Exception {
+        TestDatabase own = TestPostgres.newDatabase(WritePathIT.class);
+        BlogSchema.create(own);
+        own.execute("CREATE TABLE note (id bigint PRIMARY KEY DEFERRABLE INITIALLY DEFERRED, article_id bigint,"
+                + " shown boolean NOT NULL)");
+        CounterDefinition notes = new CounterDefinition("Article.notes", BlogSchema.ARTICLE, "id", KeyType.BIGINT,
+                "notes", "bigint", new TableName("public", "note"), "article_id", "shown", null);
+        BlogSchema.install(own, List.of(BlogSchema.ARTICLE_COMMENTS, notes));
+        own.execute("INSERT INTO blog_article (id) VALUES (1), (2); INSERT INTO note VALUES (1, 1, true), (2, 2, true)");
+        own.executeInTransaction("UPDATE note SET id = 1, article_id = 1, shown = true;"
+                + " UPDATE note SET id = 2 WHERE ctid = (SELECT max(ctid) FROM note)");
+        BlogSchema.assertExactWithoutDrift(own);
+        assertThat(own.queryRows("SELECT id, notes FROM blog_article ORDER BY id"))
+                .containsExactly(List.of("1", "2"), List.of("2", "0"));
     }
 
     /**

@@ -498,7 +498,8 @@ $fn$;
 -- Skips an UPDATE that changed nothing any counter of cs reads: when every new row has an old row with its primary
 -- key and the same signature (signature_columns, of every counter), every contribution the UPDATE takes back it adds
 -- again. One hash join of the two transition tables on the key, where the fold would read each once per counter.
--- Empty for a table without a primary key.
+-- Empty for a table without a primary key, or with a deferrable one: a statement may leave two rows with one key
+-- until its transaction commits, and then every new row can find an old row like it while the old rows differ.
 CREATE OR REPLACE FUNCTION countercache.unchanged_sql(cs countercache.counter[], dynamic boolean)
 RETURNS text
 LANGUAGE sql STABLE
@@ -520,7 +521,7 @@ AS $fn$
               FROM (SELECT a.attname, a.attnum, row_number() OVER (ORDER BY a.attnum) AS n
                       FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
                      WHERE i.indrelid = to_regclass(format('%I.%I', (cs[1]).source_schema, (cs[1]).source_table))
-                       AND i.indisprimary) a) k,
+                       AND i.indisprimary AND i.indimmediate) a) k,
            countercache.signature_columns(cs, 's') s) q
 $fn$;
 

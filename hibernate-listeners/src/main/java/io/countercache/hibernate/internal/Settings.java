@@ -23,13 +23,22 @@ record Settings(String validation, boolean workerEnabled, int workerThreads, int
             throw new CounterCacheException("setting " + CounterCacheSettings.VALIDATION + " = \"" + validation
                     + "\" must be fail, warn or none");
         }
+        Duration pollInterval = millis(properties, CounterCacheSettings.WORKER_POLL_INTERVAL,
+                RollupWorker.DEFAULT_POLL_INTERVAL_MILLIS, 1);
+        Duration maxBackoff = millis(properties, CounterCacheSettings.WORKER_MAX_BACKOFF,
+                RollupWorker.DEFAULT_MAX_BACKOFF_MILLIS, 1);
+        if (maxBackoff.compareTo(pollInterval) < 0) {
+            throw new CounterCacheException("setting " + CounterCacheSettings.WORKER_MAX_BACKOFF + " = "
+                    + maxBackoff.toMillis() + " must be at least " + CounterCacheSettings.WORKER_POLL_INTERVAL + " = "
+                    + pollInterval.toMillis() + ": the worker waits at least a poll interval between retries");
+        }
         return new Settings(validation,
                 bool(properties, CounterCacheSettings.WORKER_ENABLED, false),
-                number(properties, CounterCacheSettings.WORKER_THREADS, 1),
-                number(properties, CounterCacheSettings.WORKER_BATCH_SIZE, RollupWorker.DEFAULT_BATCH_SIZE),
-                millis(properties, CounterCacheSettings.WORKER_POLL_INTERVAL, RollupWorker.DEFAULT_POLL_INTERVAL_MILLIS),
-                millis(properties, CounterCacheSettings.WORKER_MAX_BACKOFF, RollupWorker.DEFAULT_MAX_BACKOFF_MILLIS),
-                millis(properties, CounterCacheSettings.WORKER_SHUTDOWN_TIMEOUT, RollupWorker.DEFAULT_SHUTDOWN_TIMEOUT_MILLIS),
+                number(properties, CounterCacheSettings.WORKER_THREADS, 1, 1),
+                number(properties, CounterCacheSettings.WORKER_BATCH_SIZE, RollupWorker.DEFAULT_BATCH_SIZE, 1),
+                pollInterval, maxBackoff,
+                // 0: cancel the round in progress at once
+                millis(properties, CounterCacheSettings.WORKER_SHUTDOWN_TIMEOUT, RollupWorker.DEFAULT_SHUTDOWN_TIMEOUT_MILLIS, 0),
                 bool(properties, CounterCacheSettings.CACHE_EVICT, true),
                 bool(properties, CounterCacheSettings.METRICS, true));
     }
@@ -46,23 +55,23 @@ record Settings(String validation, boolean workerEnabled, int workerThreads, int
         return Boolean.parseBoolean(s);
     }
 
-    private static int number(Map<String, Object> properties, String key, int otherwise) {
+    private static int number(Map<String, Object> properties, String key, int otherwise, int least) {
         Object v = properties.get(key);
         if (v == null) {
             return otherwise;
         }
         try {
             int n = Integer.parseInt(v.toString().trim());
-            if (n >= 1) {
+            if (n >= least) {
                 return n;
             }
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new CounterCacheException("setting " + key + " = \"" + v + "\" must be a whole number of at least 1");
+        throw new CounterCacheException("setting " + key + " = \"" + v + "\" must be a whole number of at least " + least);
     }
 
-    private static Duration millis(Map<String, Object> properties, String key, int otherwise) {
-        return Duration.ofMillis(number(properties, key, otherwise));
+    private static Duration millis(Map<String, Object> properties, String key, int otherwise, int least) {
+        return Duration.ofMillis(number(properties, key, otherwise, least));
     }
 }

@@ -18,6 +18,11 @@ class SettingsTest {
                 .hasMessage("setting countercache.worker.enabled = \"yes\" must be true or false");
         assertThatThrownBy(() -> Settings.of(Map.of("countercache.validation", "maybe")))
                 .hasMessage("setting countercache.validation = \"maybe\" must be fail, warn or none");
+        assertThatThrownBy(() -> Settings.of(Map.of("countercache.worker.poll_interval", "60000")))
+                .hasMessage("setting countercache.worker.max_backoff = 30000 must be at least"
+                        + " countercache.worker.poll_interval = 60000: the worker waits at least a poll interval between retries");
         assertThat(Settings.of(Map.of()).workerThreads()).isEqualTo(1);
+        assertThat(Settings.of(Map.of("countercache.worker.shutdown_timeout", "0")).shutdownTimeout())
+                .as("cancel at once").isZero();
     }
 }
