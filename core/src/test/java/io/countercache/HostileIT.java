@@ -180,6 +180,11 @@ class HostileIT {
                             + " rights of the role that writes the table (the rollup's, or the migrator's) and which"
                             + " careless_app may change")
                     .hasMessageContaining("make the function SECURITY DEFINER");
+            run(app, "CREATE FUNCTION public.peek() RETURNS boolean LANGUAGE sql AS $$ SELECT true $$");
+            assertThatThrownBy(() -> run(app, "CREATE TRIGGER peek BEFORE UPDATE ON blog_article FOR EACH ROW"
+                    + " WHEN (public.peek()) EXECUTE FUNCTION suppress_redundant_updates_trigger()"))
+                    .as("a WHEN clause runs as the writer too")
+                    .hasMessageContaining("trigger peek of public.blog_article calls public.peek()");
             // one that runs as its owner is the application's own business
             run(app, "CREATE FUNCTION public.stamp() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER"
                     + " SET search_path = pg_catalog AS $$ BEGIN RETURN NEW; END $$;"

@@ -3063,17 +3063,20 @@ AS $fn$
     SELECT format('%I.%I', x.s, x.t),
            format('trigger %I of %I.%I calls %s, which runs with the rights of the role that writes the table'
                   ' (the rollup''s, or the migrator''s) and which %s may change', tg.tgname, x.s, x.t,
-                  tg.tgfoid::regprocedure, f.proowner::regrole),
+                  f.oid::regprocedure, f.proowner::regrole),
            'make the function SECURITY DEFINER (it then runs as its owner), or have the migrator own it '
            '(ALTER FUNCTION ... OWNER TO), and create triggers on tables countercache writes as the migrator'
       FROM countercache.counter k
      CROSS JOIN LATERAL countercache.counter_tables(k) AS x(kind, s, t)
       JOIN pg_trigger tg ON tg.tgrelid = to_regclass(format('%I.%I', x.s, x.t))
+      -- its function, and those its WHEN clause calls (the stored expression names them)
       JOIN pg_proc f ON f.oid = tg.tgfoid
+                     OR f.oid IN (SELECT m[1]::oid FROM regexp_matches(coalesce(tg.tgqual::text, ''),
+                                                                       ':(?:funcid|opfuncid) (\d+)', 'g') m)
      WHERE x.kind <> 'capture' AND x.t IS NOT NULL AND NOT tg.tgisinternal AND tg.tgenabled IN ('O', 'A')
        AND (triggers IS NULL OR tg.oid = ANY (triggers))
        AND NOT f.prosecdef AND NOT countercache.trusted_role(f.proowner)
-     GROUP BY x.s, x.t, tg.tgname, tg.tgfoid, f.proowner
+     GROUP BY x.s, x.t, tg.tgname, f.oid, f.proowner
 $fn$;
 
 -- The counted tables whose rows row-level security may hide from a role (the rollup's), one row per table, naming
@@ -4655,7 +4658,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '7e44bba773681cb2' $fn$;
+AS $fn$ SELECT '57fc840c0af919ac' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5003,7 +5006,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Blog.totalComments', 'source table public.blog_article does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_article')) IS NULL;
-SELECT countercache.built_by('7e44bba773681cb2');
+SELECT countercache.built_by('57fc840c0af919ac');
 LOCK TABLE "public"."blog_article" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5054,7 +5057,7 @@ SELECT countercache.install_triggers('public', 'blog_article');
 SELECT countercache.fail('Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_comment')) IS NULL;
-SELECT countercache.built_by('7e44bba773681cb2');
+SELECT countercache.built_by('57fc840c0af919ac');
 LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5302,25 +5305,25 @@ SELECT countercache.install_triggers('public', 'blog_comment');
 
 -- changeset countercache:countercache-target-public.blog runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog: Blog.totalComments
-SELECT countercache.built_by('7e44bba773681cb2');
+SELECT countercache.built_by('57fc840c0af919ac');
 SELECT countercache.install_triggers('public', 'blog', ARRAY['public.blog.total_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article: Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments
-SELECT countercache.built_by('7e44bba773681cb2');
+SELECT countercache.built_by('57fc840c0af919ac');
 SELECT countercache.install_triggers('public', 'blog_article', ARRAY['public.blog_article.countercache_blog__total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article_day runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article_day: ArticleDay.publicComments
-SELECT countercache.built_by('7e44bba773681cb2');
+SELECT countercache.built_by('57fc840c0af919ac');
 SELECT countercache.install_triggers('public', 'blog_article_day', ARRAY['public.blog_article_day.public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article_day', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_user runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_user: User.totalPublicComments
-SELECT countercache.built_by('7e44bba773681cb2');
+SELECT countercache.built_by('57fc840c0af919ac');
 SELECT countercache.install_triggers('public', 'blog_user', ARRAY['public.blog_user.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_user', ARRAY[]::integer[]);
 

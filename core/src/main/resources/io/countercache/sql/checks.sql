@@ -566,17 +566,20 @@ AS $fn$
     SELECT format('%I.%I', x.s, x.t),
            format('trigger %I of %I.%I calls %s, which runs with the rights of the role that writes the table'
                   ' (the rollup''s, or the migrator''s) and which %s may change', tg.tgname, x.s, x.t,
-                  tg.tgfoid::regprocedure, f.proowner::regrole),
+                  f.oid::regprocedure, f.proowner::regrole),
            'make the function SECURITY DEFINER (it then runs as its owner), or have the migrator own it '
            '(ALTER FUNCTION ... OWNER TO), and create triggers on tables countercache writes as the migrator'
       FROM countercache.counter k
      CROSS JOIN LATERAL countercache.counter_tables(k) AS x(kind, s, t)
       JOIN pg_trigger tg ON tg.tgrelid = to_regclass(format('%I.%I', x.s, x.t))
+      -- its function, and those its WHEN clause calls (the stored expression names them)
       JOIN pg_proc f ON f.oid = tg.tgfoid
+                     OR f.oid IN (SELECT m[1]::oid FROM regexp_matches(coalesce(tg.tgqual::text, ''),
+                                                                       ':(?:funcid|opfuncid) (\d+)', 'g') m)
      WHERE x.kind <> 'capture' AND x.t IS NOT NULL AND NOT tg.tgisinternal AND tg.tgenabled IN ('O', 'A')
        AND (triggers IS NULL OR tg.oid = ANY (triggers))
        AND NOT f.prosecdef AND NOT countercache.trusted_role(f.proowner)
-     GROUP BY x.s, x.t, tg.tgname, tg.tgfoid, f.proowner
+     GROUP BY x.s, x.t, tg.tgname, f.oid, f.proowner
 $fn$;
 
 -- The counted tables whose rows row-level security may hide from a role (the rollup's), one row per table, naming
