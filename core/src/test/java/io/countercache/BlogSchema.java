@@ -363,7 +363,7 @@ final class BlogSchema {
             SELECT 'article day comments', coalesce(d.article_id, x.article_id) || ' ' || coalesce(d.day, x.day),
                    d.comments, x.n
               FROM (SELECT c.article_id, (c.created_at AT TIME ZONE 'Europe/Paris')::date AS day, count(*) AS n
-                      FROM blog_comment c WHERE c.article_id IS NOT NULL AND c.created_at IS NOT NULL GROUP BY 1, 2) x
+                      FROM blog_comment c WHERE c.article_id IS NOT NULL AND isfinite(c.created_at) GROUP BY 1, 2) x
               FULL JOIN blog_article_day d ON d.article_id = x.article_id AND d.day = x.day
              WHERE coalesce(d.comments, 0) <> coalesce(x.n, 0)
                AND EXISTS (SELECT FROM countercache.counter k WHERE k.target_table = 'blog_article_day')
@@ -372,7 +372,7 @@ final class BlogSchema {
                    h.likes, x.n
               FROM (SELECT c.article_id, date_bin('1 hour', c.created_at, '2000-01-01Z') AS hour,
                            coalesce(sum(c.likes), 0) AS n
-                      FROM blog_comment c WHERE c.article_id IS NOT NULL AND c.created_at IS NOT NULL GROUP BY 1, 2) x
+                      FROM blog_comment c WHERE c.article_id IS NOT NULL AND isfinite(c.created_at) GROUP BY 1, 2) x
               FULL JOIN blog_article_hour h ON h.article_id = x.article_id AND h.hour = x.hour
              WHERE coalesce(h.likes, 0) <> coalesce(x.n, 0)
                AND EXISTS (SELECT FROM countercache.counter k WHERE k.target_table = 'blog_article_hour')

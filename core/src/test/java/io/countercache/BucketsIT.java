@@ -122,6 +122,32 @@ class BucketsIT {
     }
 
     /**
+     * The retention window is counted back on the counter's clock, whatever the session's time zone: 220 days back
+     * from today in Paris cross a change of daylight saving time, where counting in UTC lands an hour off midnight,
+     * and a bucket inside the window was dropped by the sessions of one zone and kept by those of another.
+     */
+    @Test
+    void theRetentionWindowIsTheSameInEverySessionsTimeZone() throws Exception {
+        install(Strategy.QUEUE);
+        String cutoff = "SELECT countercache.bucket_cutoff(jsonb_populate_record(k, jsonb_build_object("
+                + "'bucket_zone', 'Europe/Paris', 'bucket_period', '1 day', 'bucket_retention', 220))) ="
+                + " (date_trunc('day', now() AT TIME ZONE 'Europe/Paris') - interval '220 days') AT TIME ZONE 'Europe/Paris'"
+                + " FROM countercache.counter k WHERE k.id = " + ARTICLE_HOUR_LIKES.id();
+        try (java.sql.Connection c = db.dataSource().getConnection(); java.sql.Statement st = c.createStatement()) {
+            for (String zone : List.of("UTC", "Europe/Paris", "America/New_York", "Asia/Kolkata")) {
+                st.execute("SET TimeZone = '" + zone + "'");
+                try (java.sql.ResultSet rs = st.executeQuery(cutoff)) {
+                    rs.next();
+                    assertThat(rs.getBoolean(1)).as("midnight in Paris 220 days ago, in a session of " + zone).isTrue();
+                }
+            }
+        }
+        comment(1, "'infinity'", 2);   // in no period: counted by the plain counters only, and no write fails
+        comment(1, "'-infinity'", 2);
+        assertExact();
+    }
+
+    /**
      * A retention of 3 days keeps today's bucket and the three before it. Installed over rows that exist, older
      * buckets are never made; set on a counter whose old buckets exist, pruning deletes them with what is queued for
      * them; a late row for an old day is consumed without effect; and the buckets kept equal their recount.

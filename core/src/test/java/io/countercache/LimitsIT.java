@@ -187,6 +187,8 @@ class LimitsIT {
                 .hasMessageContaining("the limit must be 0 or more, got -1");
         assertThatThrownBy(() -> db.execute("SELECT countercache.define_limit('x', interval '1 month 2 days', 5)"))
                 .hasMessageContaining("mixes months with smaller units");
+        assertThatThrownBy(() -> db.execute("SELECT countercache.define_limit('x', interval '500 milliseconds', 5)"))
+                .hasMessageContaining("is not a whole number of seconds");
         assertThatThrownBy(() -> db.execute("SELECT countercache.define_limit('x', interval '1 day', 5, 'Mars/Olympus')"))
                 .hasMessageContaining("unknown time zone 'Mars/Olympus'");
         db.execute("SELECT countercache.set_key_limit('edge', 'vip', 1000, '2030-01-01', '2030-02-01')");
@@ -194,6 +196,10 @@ class LimitsIT {
                 .hasMessageContaining("overlaps the range");
         assertThatThrownBy(() -> Limits.admit(db.dataSource(), "edge", new Object()))
                 .hasMessageContaining("a limit key must be a String, a Number or a UUID");
+        // an older snapshot would judge by a limit a committed change replaced
+        assertThatThrownBy(() -> db.executeInTransaction("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ;"
+                + " SELECT countercache.admit('edge', 'k')"))
+                .hasMessageContaining("countercache: an admission cannot be counted exactly in a REPEATABLE READ transaction");
     }
 
     @Test

@@ -236,6 +236,13 @@ class PairKeysIT {
         BlogSchema.install(db, List.of(SEAT_GAMES));
         assertThat(db.queryRows("SELECT a.attgenerated FROM pg_attribute a WHERE a.attrelid = 'seat'::regclass"
                 + " AND a.attname = 'countercache_key'")).as("the generated key").containsExactly(List.of("s"));
+        // its parts in the other order pack other keys: the column the first order made is not kept for them
+        CounterDefinition swapped = new CounterDefinition("Seat.games", BlogSchema.SEAT, "player_id", KeyType.BIGINT,
+                "games", "bigint", BlogSchema.GAME, "challenger_id", null, null)
+                .withPair(new CounterDefinition.Pair(List.of("player_id", "league_id"), List.of("challenger_id", "league_id")));
+        assertThatThrownBy(() -> BlogSchema.install(db, List.of(swapped)))
+                .hasMessageContaining("public.seat.countercache_key is not the key the library keeps of"
+                        + " (player_id, league_id)");
         assertThatThrownBy(() -> db.execute("ALTER TABLE game DROP COLUMN challenger_id CASCADE"))
                 .hasMessageContaining("Seat.games");
     }

@@ -812,12 +812,20 @@ AS $fn$
                   substring(countercache.packed_key_sql(c) FROM '\((.*)\)$')),
            format('drop the column %I: the library adds it, generated from the parts of the key', c.target_key)
      WHERE countercache.column_type(c.target_schema, c.target_table, c.target_key) IS NOT NULL
-       AND NOT EXISTS (SELECT FROM pg_attribute a
+       AND NOT EXISTS (SELECT FROM pg_attribute a,
+                               LATERAL (SELECT pg_get_expr(ad.adbin, a.attrelid) AS e FROM pg_attrdef ad
+                                         WHERE ad.adrelid = a.attrelid AND ad.adnum = a.attnum) g,
+                               -- the parts it packs, in the order the library packs them
+                               LATERAL (SELECT format('(^|[^[:alnum:]_])%s([^[:alnum:]_]|$)', regexp_replace(
+                                                   quote_ident(coalesce(c.bucket_parent, c.target_parts[1])),
+                                                   '([^[:alnum:]_])', '\\\1', 'g')) AS r1,
+                                               format('(^|[^[:alnum:]_])%s([^[:alnum:]_]|$)', regexp_replace(
+                                                   quote_ident(coalesce(c.bucket_column, c.target_parts[2])),
+                                                   '([^[:alnum:]_])', '\\\1', 'g')) AS r2) p
                         WHERE a.attrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
                           AND a.attname = c.target_key AND a.attgenerated = 's' AND a.atttypid = 'uuid'::regtype
-                          AND pg_get_expr((SELECT ad.adbin FROM pg_attrdef ad
-                                            WHERE ad.adrelid = a.attrelid AND ad.adnum = a.attnum), a.attrelid)
-                              LIKE split_part(countercache.packed_key_sql(c), '(', 1) || '(%')
+                          AND g.e LIKE split_part(countercache.packed_key_sql(c), '(', 1) || '(%'
+                          AND regexp_instr(g.e, p.r1) BETWEEN 1 AND regexp_instr(g.e, p.r2) - 1)
 $fn$;
 
 -- The problems only a counter of a two-column key can have (counter_problems checks the rest).
@@ -942,7 +950,9 @@ BEGIN
     EXECUTE format('SELECT countercache.key_start(countercache.bucket_key(0, %s))',
                    countercache.as_start_sql(c, '$1'))
         INTO cutoff
-        USING countercache.period_start(c.bucket_period, c.bucket_zone, now()) - c.bucket_period * c.bucket_retention;
+        -- counted back on the counter's clock: the session's time zone would move it by an hour across a DST change
+        USING (countercache.period_start(c.bucket_period, c.bucket_zone, now()) AT TIME ZONE c.bucket_zone
+               - c.bucket_period * c.bucket_retention) AT TIME ZONE c.bucket_zone;
     RETURN cutoff;
 END
 $fn$;
@@ -1275,8 +1285,9 @@ AS $fn$
     SELECT format('%1$I.%2$I IS NOT NULL AND (%3$s)', c.source_table, c.source_fk, coalesce(c.condition, 'true'))
         || CASE WHEN c.distinct_column IS NULL THEN ''
                 ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.distinct_column) END
+        -- a time of infinity falls in no period (and would fail the bucket's key)
         || CASE WHEN c.bucket_source IS NULL THEN ''
-                ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.bucket_source) END
+                ELSE format(' AND isfinite(%I.%I)', c.source_table, c.bucket_source) END
         || CASE WHEN c.source_parts IS NULL THEN ''
                 ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.source_parts[2]) END
 $fn$;
@@ -4305,7 +4316,10 @@ AS $fn$
                 THEN format('must be a positive interval, got %s', coalesce(period::text, 'NULL'))
                 WHEN extract(month FROM period) + extract(year FROM period) * 12 > 0
                      AND period <> (extract(year FROM period) * 12 + extract(month FROM period)) * interval '1 month'
-                THEN format('%s mixes months with smaller units', period) END
+                THEN format('%s mixes months with smaller units', period)
+                -- a bucket's key holds its start in whole seconds: two periods within one second would share it
+                WHEN extract(microseconds FROM period) % 1000000 <> 0
+                THEN format('%s is not a whole number of seconds', period) END
 $fn$;
 
 -- Declares a limit (or changes it): name, period, default limit, time zone of the period's alignment, periods kept.
@@ -4421,6 +4435,12 @@ BEGIN
     IF key IS NULL THEN
         RAISE EXCEPTION 'countercache.admit(%, NULL): the key must not be NULL', quote_literal(limit_name)
             USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- Judged against the limit committed before its lock was granted, which only READ COMMITTED's new snapshot per
+    -- statement sees: a transaction's older snapshot would admit by a limit a committed change replaced
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        PERFORM countercache.require_read_committed('an admission',
+            'admit in a READ COMMITTED transaction (the default), or in one of its own: Limits.admit(DataSource, ...)');
     END IF;
     -- The limit's row FOR KEY SHARE, which admissions share and a change of the limit (FOR UPDATE) excludes, as a
     -- foreign key check shares its parent row. A row lock, not an advisory lock: only the library's roles have the
@@ -4658,7 +4678,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '57fc840c0af919ac' $fn$;
+AS $fn$ SELECT '9027852acab0d934' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5006,7 +5026,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Blog.totalComments', 'source table public.blog_article does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_article')) IS NULL;
-SELECT countercache.built_by('57fc840c0af919ac');
+SELECT countercache.built_by('9027852acab0d934');
 LOCK TABLE "public"."blog_article" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5057,7 +5077,7 @@ SELECT countercache.install_triggers('public', 'blog_article');
 SELECT countercache.fail('Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_comment')) IS NULL;
-SELECT countercache.built_by('57fc840c0af919ac');
+SELECT countercache.built_by('9027852acab0d934');
 LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5305,25 +5325,25 @@ SELECT countercache.install_triggers('public', 'blog_comment');
 
 -- changeset countercache:countercache-target-public.blog runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog: Blog.totalComments
-SELECT countercache.built_by('57fc840c0af919ac');
+SELECT countercache.built_by('9027852acab0d934');
 SELECT countercache.install_triggers('public', 'blog', ARRAY['public.blog.total_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article: Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments
-SELECT countercache.built_by('57fc840c0af919ac');
+SELECT countercache.built_by('9027852acab0d934');
 SELECT countercache.install_triggers('public', 'blog_article', ARRAY['public.blog_article.countercache_blog__total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article_day runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article_day: ArticleDay.publicComments
-SELECT countercache.built_by('57fc840c0af919ac');
+SELECT countercache.built_by('9027852acab0d934');
 SELECT countercache.install_triggers('public', 'blog_article_day', ARRAY['public.blog_article_day.public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article_day', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_user runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_user: User.totalPublicComments
-SELECT countercache.built_by('57fc840c0af919ac');
+SELECT countercache.built_by('9027852acab0d934');
 SELECT countercache.install_triggers('public', 'blog_user', ARRAY['public.blog_user.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_user', ARRAY[]::integer[]);
 

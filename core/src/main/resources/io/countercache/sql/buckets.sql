@@ -67,7 +67,9 @@ BEGIN
     EXECUTE format('SELECT countercache.key_start(countercache.bucket_key(0, %s))',
                    countercache.as_start_sql(c, '$1'))
         INTO cutoff
-        USING countercache.period_start(c.bucket_period, c.bucket_zone, now()) - c.bucket_period * c.bucket_retention;
+        -- counted back on the counter's clock: the session's time zone would move it by an hour across a DST change
+        USING (countercache.period_start(c.bucket_period, c.bucket_zone, now()) AT TIME ZONE c.bucket_zone
+               - c.bucket_period * c.bucket_retention) AT TIME ZONE c.bucket_zone;
     RETURN cutoff;
 END
 $fn$;

@@ -88,8 +88,9 @@ AS $fn$
     SELECT format('%1$I.%2$I IS NOT NULL AND (%3$s)', c.source_table, c.source_fk, coalesce(c.condition, 'true'))
         || CASE WHEN c.distinct_column IS NULL THEN ''
                 ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.distinct_column) END
+        -- a time of infinity falls in no period (and would fail the bucket's key)
         || CASE WHEN c.bucket_source IS NULL THEN ''
-                ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.bucket_source) END
+                ELSE format(' AND isfinite(%I.%I)', c.source_table, c.bucket_source) END
         || CASE WHEN c.source_parts IS NULL THEN ''
                 ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.source_parts[2]) END
 $fn$;

@@ -123,12 +123,20 @@ AS $fn$
                   substring(countercache.packed_key_sql(c) FROM '\((.*)\)$')),
            format('drop the column %I: the library adds it, generated from the parts of the key', c.target_key)
      WHERE countercache.column_type(c.target_schema, c.target_table, c.target_key) IS NOT NULL
-       AND NOT EXISTS (SELECT FROM pg_attribute a
+       AND NOT EXISTS (SELECT FROM pg_attribute a,
+                               LATERAL (SELECT pg_get_expr(ad.adbin, a.attrelid) AS e FROM pg_attrdef ad
+                                         WHERE ad.adrelid = a.attrelid AND ad.adnum = a.attnum) g,
+                               -- the parts it packs, in the order the library packs them
+                               LATERAL (SELECT format('(^|[^[:alnum:]_])%s([^[:alnum:]_]|$)', regexp_replace(
+                                                   quote_ident(coalesce(c.bucket_parent, c.target_parts[1])),
+                                                   '([^[:alnum:]_])', '\\\1', 'g')) AS r1,
+                                               format('(^|[^[:alnum:]_])%s([^[:alnum:]_]|$)', regexp_replace(
+                                                   quote_ident(coalesce(c.bucket_column, c.target_parts[2])),
+                                                   '([^[:alnum:]_])', '\\\1', 'g')) AS r2) p
                         WHERE a.attrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
                           AND a.attname = c.target_key AND a.attgenerated = 's' AND a.atttypid = 'uuid'::regtype
-                          AND pg_get_expr((SELECT ad.adbin FROM pg_attrdef ad
-                                            WHERE ad.adrelid = a.attrelid AND ad.adnum = a.attnum), a.attrelid)
-                              LIKE split_part(countercache.packed_key_sql(c), '(', 1) || '(%')
+                          AND g.e LIKE split_part(countercache.packed_key_sql(c), '(', 1) || '(%'
+                          AND regexp_instr(g.e, p.r1) BETWEEN 1 AND regexp_instr(g.e, p.r2) - 1)
 $fn$;
 
 -- The problems only a counter of a two-column key can have (counter_problems checks the rest).

@@ -32,7 +32,10 @@ AS $fn$
                 THEN format('must be a positive interval, got %s', coalesce(period::text, 'NULL'))
                 WHEN extract(month FROM period) + extract(year FROM period) * 12 > 0
                      AND period <> (extract(year FROM period) * 12 + extract(month FROM period)) * interval '1 month'
-                THEN format('%s mixes months with smaller units', period) END
+                THEN format('%s mixes months with smaller units', period)
+                -- a bucket's key holds its start in whole seconds: two periods within one second would share it
+                WHEN extract(microseconds FROM period) % 1000000 <> 0
+                THEN format('%s is not a whole number of seconds', period) END
 $fn$;
 
 -- Declares a limit (or changes it): name, period, default limit, time zone of the period's alignment, periods kept.
@@ -148,6 +151,12 @@ BEGIN
     IF key IS NULL THEN
         RAISE EXCEPTION 'countercache.admit(%, NULL): the key must not be NULL', quote_literal(limit_name)
             USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- Judged against the limit committed before its lock was granted, which only READ COMMITTED's new snapshot per
+    -- statement sees: a transaction's older snapshot would admit by a limit a committed change replaced
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        PERFORM countercache.require_read_committed('an admission',
+            'admit in a READ COMMITTED transaction (the default), or in one of its own: Limits.admit(DataSource, ...)');
     END IF;
     -- The limit's row FOR KEY SHARE, which admissions share and a change of the limit (FOR UPDATE) excludes, as a
     -- foreign key check shares its parent row. A row lock, not an advisory lock: only the library's roles have the
