@@ -310,7 +310,7 @@ public final class RollupWorker implements AutoCloseable {
     private final class Maintenance {
         private long failed;
         private long backoff = pollInterval.toMillis();
-        private long due;
+        private long due = System.nanoTime();   // nanoTime's origin is arbitrary, and may be negative
 
         /** Runs it when it is due; returns whether a recount advanced. */
         boolean run() {

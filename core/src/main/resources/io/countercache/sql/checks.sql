@@ -572,10 +572,13 @@ AS $fn$
       FROM countercache.counter k
      CROSS JOIN LATERAL countercache.counter_tables(k) AS x(kind, s, t)
       JOIN pg_trigger tg ON tg.tgrelid = to_regclass(format('%I.%I', x.s, x.t))
-      -- its function, and those its WHEN clause calls (the stored expression names them)
-      JOIN pg_proc f ON f.oid = tg.tgfoid
-                     OR f.oid IN (SELECT m[1]::oid FROM regexp_matches(coalesce(tg.tgqual::text, ''),
-                                                                       ':(?:funcid|opfuncid) (\d+)', 'g') m)
+      -- its function, and those its WHEN clause calls (the stored expression names them); joined by oid, since
+      -- an OR in the join made it a scan of pg_proc per trigger (the worker's start check took the whole of a test)
+     CROSS JOIN LATERAL (SELECT tg.tgfoid
+                         UNION
+                         SELECT m[1]::oid FROM regexp_matches(coalesce(tg.tgqual::text, ''),
+                                                              ':(?:funcid|opfuncid) (\d+)', 'g') m) called(fn)
+      JOIN pg_proc f ON f.oid = called.fn
      WHERE x.kind <> 'capture' AND x.t IS NOT NULL AND NOT tg.tgisinternal AND tg.tgenabled IN ('O', 'A')
        AND (triggers IS NULL OR tg.oid = ANY (triggers))
        AND NOT f.prosecdef AND NOT countercache.trusted_role(f.proowner)
