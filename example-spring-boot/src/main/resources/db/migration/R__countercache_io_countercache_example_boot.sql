@@ -78,7 +78,7 @@ BEGIN
 END
 $fn$;
 
-SELECT countercache.begin_upgrades(14);
+SELECT countercache.begin_upgrades(15);
 SELECT countercache.upgrade(1, $upgrade$
 -- Version 1: the tables of countercache 0.1 (the catalog, the queues, slots, parked deltas, recount jobs, limits).
 -- Runs once, on a database without them. An installation made before schema versions existed is taken to be at
@@ -384,6 +384,22 @@ CREATE TABLE countercache.distinct_claim (
 );
 INSERT INTO countercache.distinct_claim DEFAULT VALUES;
 $upgrade$);
+SELECT countercache.upgrade(15, $upgrade$
+-- Version 15: the two generations of the queue (see "Generations" in rollup_report). Writers' deltas of queue
+-- counters go to the generation the clock names (countercache.generation), never to the queue itself, which keeps
+-- what the library puts back (busy sums, orphans, slot amounts, recount corrections). A generation inherits the
+-- queue, so every reader of countercache.delta reads it too; its ids come from the queue's sequence. A round that
+-- holds a generation whole (ACCESS EXCLUSIVE, taken NOWAIT) reads it and truncates it, instead of deleting its rows
+-- one by one.
+CREATE TABLE countercache.delta_0 () INHERITS (countercache.delta);
+CREATE TABLE countercache.delta_1 () INHERITS (countercache.delta);
+ALTER TABLE countercache.delta_0
+    ALTER COLUMN id SET DEFAULT pg_catalog.nextval('countercache.delta_id_seq'::pg_catalog.regclass),
+    ADD PRIMARY KEY (id);
+ALTER TABLE countercache.delta_1
+    ALTER COLUMN id SET DEFAULT pg_catalog.nextval('countercache.delta_id_seq'::pg_catalog.regclass),
+    ADD PRIMARY KEY (id);
+$upgrade$);
 
 -- The catalog: a counter's definition, checked and recorded (define_counter), and forgotten (forget, prune,
 -- uninstall); and the helpers every subsystem uses to read it and to name what is wrong. The tables are in
@@ -469,6 +485,36 @@ BEGIN
         RAISE EXCEPTION 'countercache: % cannot be counted exactly in a % transaction', what,
                         upper(current_setting('transaction_isolation'))
             USING HINT = fix, ERRCODE = 'object_not_in_prerequisite_state';
+    END IF;
+END
+$fn$;
+
+-- The generation of the queue that a writer's deltas go to at a time: the parity of the second (see Generations in
+-- rollup_report). The capture of every statement calls it, so it has no SET clause and is inlined, as lane_of; its
+-- body is SQL-standard and names each object with pg_catalog.
+CREATE OR REPLACE FUNCTION countercache.generation(at timestamptz)
+RETURNS bigint
+LANGUAGE sql STABLE PARALLEL SAFE
+RETURN CAST(pg_catalog.floor(pg_catalog.date_part('epoch', at)) AS bigint) OPERATOR(pg_catalog.%) 2;
+
+-- Under REPEATABLE READ or SERIALIZABLE, fails with a serialization failure (40001, which such transactions retry)
+-- when a round has truncated a generation of the queue since the transaction's snapshot: the snapshot sees the
+-- counter columns without that round's sums, and the truncated generation without its deltas (TRUNCATE is not
+-- MVCC-safe), so a read of stored + pending would come out short. Called after the read, whose lock on the
+-- generations keeps them from being truncated until the transaction ends. The snapshot's pg_class row names the
+-- generation's file before the truncate; the catalog cache names the file now.
+CREATE OR REPLACE FUNCTION countercache.require_generations_seen(what text)
+RETURNS void
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF current_setting('transaction_isolation') <> 'read committed'
+       AND EXISTS (SELECT FROM pg_class r WHERE r.oid IN ('countercache.delta_0'::regclass, 'countercache.delta_1'::regclass)
+                      AND r.relfilenode <> pg_relation_filenode(r.oid)) THEN
+        RAISE EXCEPTION 'countercache: % read the queue after a rollup round changed it, in a snapshot older than the round', what
+            USING ERRCODE = 'serialization_failure',
+                  HINT = 'retry the transaction, or read in a READ COMMITTED transaction, which never needs a retry for this';
     END IF;
 END
 $fn$;
@@ -995,10 +1041,12 @@ BEGIN
                     PERFORM FROM countercache.queue_claim FOR SHARE SKIP LOCKED;
                     CONTINUE WHEN NOT FOUND AND EXISTS (SELECT FROM countercache.queue_claim);
                 END IF;
-                EXECUTE format($q$DELETE FROM countercache.%1$I q WHERE q.ctid = ANY (ARRAY(
-                                      SELECT p.ctid FROM countercache.%1$I p
+                -- a ctid names a row within its table: the queue's generations inherit it
+                EXECUTE format($q$DELETE FROM countercache.%1$I q USING (
+                                      SELECT p.tableoid, p.ctid FROM countercache.%1$I p
                                        WHERE p.counter_id = ANY ($1) AND countercache.key_start(p.target_uuid) < $2
-                                         FOR UPDATE SKIP LOCKED))$q$, place)
+                                         FOR UPDATE SKIP LOCKED) old
+                                   WHERE q.ctid = old.ctid AND q.tableoid = old.tableoid$q$, place)
                     USING mine, cutoff;
             END LOOP;
         EXCEPTION
@@ -1640,6 +1688,15 @@ BEGIN
             out := out || E'        IF current_setting(''countercache.round'', true) = ''on'' THEN\n'
                 || countercache.statement_sql(queued, dynamic) || E'        ELSE\n'
                 || countercache.statement_sql(stmt, dynamic) || E'        END IF;\n';
+        ELSIF g.strategy = 'queue' THEN
+            -- into the generation the clock names (see Generations in rollup_report): one static INSERT for each
+            out := out || E'        IF countercache.generation(clock_timestamp()) = 0 THEN\n'
+                || countercache.statement_sql(replace(stmt, 'INTO countercache.delta ', 'INTO countercache.delta_0 '),
+                                              dynamic)
+                || E'        ELSE\n'
+                || countercache.statement_sql(replace(stmt, 'INTO countercache.delta ', 'INTO countercache.delta_1 '),
+                                              dynamic)
+                || E'        END IF;\n';
         ELSIF g.strategy <> 'slotted' THEN
             out := out || countercache.statement_sql(stmt, dynamic);
         ELSE
@@ -2320,6 +2377,7 @@ BEGIN
         || ' SELECT f.k::text, trim_scale(f.stored / $5), trim_scale(f.pending / $5), trim_scale(f.exact / $5) FROM fix f'
         || ' WHERE (f.d <> 0 OR f.off) AND f.present ORDER BY f.k LIMIT $4'
         USING NULL::text, NULL::text, c.id, max_rows, (10::numeric ^ c.scale)::bigint;
+    PERFORM countercache.require_generations_seen('countercache.drift');
 END
 $fn$;
 
@@ -3588,6 +3646,24 @@ $fn$;
 -- that has written already, whose rows a lone round of the same application could be waiting for, does not wait: it
 -- claims nothing this time. A row lock, not an advisory lock, which any role could take and so stop every claim
 -- (HostileIT).
+-- Generations. Writers put the deltas of queue counters in one of two generations of the queue (delta_0 and
+-- delta_1, tables that inherit it), the one the clock names (generation(clock_timestamp()), the parity of the second),
+-- so that at any moment one of them is left alone. A round claiming alone, in READ COMMITTED, at least 0.1 s past a
+-- turn of the clock, tries to lock the generation writers have left ACCESS EXCLUSIVE NOWAIT, never waiting. Holding
+-- it, no other transaction holds any lock on it, so every transaction that wrote, locked or deleted a row of it has
+-- ended, and the next statement's snapshot (taken after the lock) sees every row it holds, none in flight; no row can
+-- arrive or go until the round commits. So the round reads it whole (a sequential scan, no row locks, no deletes),
+-- folds it, truncates it and applies the sums, and the truncate and the sums commit or roll back together. It is the
+-- same as claiming every row of it. When the lock is not free (a writer still open since the turn, a reader, a dump),
+-- or the generation folds into more than max_deltas sums and fewer than 4 deltas to a sum (the try rolls back to its
+-- savepoint, and the session remembers the generation's file so as not to fold it again), the round claims by rows as
+-- before, and every other claimer always does. Where its deltas fold, a generation of more sums than max_deltas is
+-- taken whole all the same: the oldest max_deltas sums are applied, and the others go back to the queue, folded,
+-- under their first ids, as a busy row's sums do. The clock decides only where deltas land, never whether they are counted: a
+-- writer that reaches the generation a round holds waits for its commit (a writer read the clock 0.1 s before), and
+-- its rows wait for a later round. TRUNCATE is not MVCC-safe, so readers of stored + pending read in READ COMMITTED,
+-- in one statement that locks the queue before it takes its snapshot (exact, drift: VOLATILE), or are told to retry
+-- (require_generations_seen).
 -- Each target table gets ONE statement for all of its counters, which first locks the rows with FOR NO KEY UPDATE
 -- SKIP LOCKED:
 --   * A row another transaction holds is not waited for: its claimed sums go back to the queue under their first
@@ -3716,6 +3792,34 @@ DECLARE
     held_uuids uuid[];
     hold text;   -- a table's locking statement (see Extremes), NULL for a table without a recomputed counter
     derived countercache.delta[] := '{}';
+    at timestamptz;
+    whole name;          -- the generation this round holds whole (see Generations in the header), or NULL
+    found_rows boolean;
+    file oid;
+    -- The fold of a claim: one sum per counter and key under the group's first id and first enqueued_at, with the
+    -- number of queued rows it stands for (q: 1 for a row of a queue, 0 for a distinct counter's derived delta) and
+    -- the group's last id; a sum that is no bigint stays as its deltas. %1$s: the claimed rows; %2$s: the CTEs
+    -- that claim them; %3$s: the order of the sums. c is not materialized: a copy of every claimed row took about 30 ms of a 100,000-delta
+    -- claim; the join below reads it again only for a sum that is no bigint (its hash side is empty otherwise).
+    fold constant text := $q$%2$sc AS NOT MATERIALIZED (
+            %1$s
+            UNION ALL SELECT *, 0 FROM unnest($5::countercache.delta[])
+        ), g AS (
+            SELECT min(c.id) AS id, c.counter_id, c.target_id, c.target_uuid, sum(c.delta) AS delta,
+                   min(c.enqueued_at) AS enqueued_at, sum(c.q) AS n, max(c.id) AS last
+              FROM c GROUP BY c.counter_id, c.target_id, c.target_uuid
+        ), f AS (
+            SELECT g.id, g.counter_id, g.target_id, g.target_uuid, g.delta::bigint AS delta, g.enqueued_at, g.n, g.last
+              FROM g WHERE g.delta BETWEEN -9223372036854775808 AND 9223372036854775807
+            UNION ALL   -- a sum that is no bigint: its deltas one by one
+            SELECT c.id, c.counter_id, c.target_id, c.target_uuid, c.delta, c.enqueued_at, c.q, c.id
+              FROM g JOIN c ON c.counter_id = g.counter_id AND c.target_id IS NOT DISTINCT FROM g.target_id
+                           AND c.target_uuid IS NOT DISTINCT FROM g.target_uuid
+             WHERE g.delta NOT BETWEEN -9223372036854775808 AND 9223372036854775807
+        )
+        SELECT array_agg(f.id), array_agg(f.counter_id), array_agg(f.target_id), array_agg(f.target_uuid),
+               array_agg(f.delta), array_agg(f.enqueued_at), array_agg(f.n), array_agg(f.last)
+          FROM (SELECT * FROM f%3$s) f$q$;
 BEGIN
     IF max_deltas IS NULL OR max_deltas < 1 THEN
         RAISE EXCEPTION 'countercache.rollup_report: max_deltas must be at least 1, got %', max_deltas
@@ -3803,45 +3907,85 @@ BEGIN
         -- no lane to claim in: claim nothing (lane -1 holds no target), but still apply fold_distinct's derived deltas
         lane := coalesce(lane, -1);
     END IF;
+    -- Generations: a round claiming alone, in READ COMMITTED, takes the generation that writers left at the last
+    -- turn of the clock (at least 0.1 s ago) whole, when it can lock it at once and it folds into at most max_deltas
+    -- sums, or more where 4 deltas or more fold into a sum (a generation that does neither is remembered, by its
+    -- file, for this session, and claimed by rows). See the header.
+    IF alone AND lanes = 1 AND current_setting('transaction_isolation') = 'read committed' THEN
+        at := clock_timestamp();
+        IF date_part('epoch', at) - floor(date_part('epoch', at)) >= 0.1 THEN
+            whole := 'delta_' || (1 - countercache.generation(at));
+            EXECUTE format('SELECT EXISTS (SELECT FROM ONLY countercache.%I), pg_relation_filenode(%L::regclass)',
+                           whole, 'countercache.' || whole) INTO found_rows, file;
+            IF found_rows AND current_setting('countercache.too_many_sums', true) IS DISTINCT FROM file::text THEN
+                BEGIN
+                    EXECUTE format('LOCK TABLE ONLY countercache.%I IN ACCESS EXCLUSIVE MODE NOWAIT', whole);
+                    -- $5 the derived deltas
+                    EXECUTE format(fold, format('SELECT *, 1 AS q FROM ONLY countercache.%I', whole), 'WITH ',
+                                   ' ORDER BY f.id')
+                       INTO ids, cids, tids, tuuids, deltas, ats, ns, lasts
+                       USING NULL::integer[], NULL::integer, NULL::integer, NULL::integer, derived;
+                    IF cardinality(ids) > max_deltas THEN
+                        -- more sums than a round applies: where the deltas fold (4 or more to a sum), the oldest
+                        -- max_deltas sums are applied and the others go back to the queue, folded, under their
+                        -- first ids (as a busy row's do); else the generation is claimed by rows
+                        IF (SELECT sum(u.n) FROM unnest(ns) u(n)) < 4 * cardinality(ids) THEN
+                            RAISE SQLSTATE 'CC002';
+                        END IF;
+                        INSERT INTO countercache.delta (id, counter_id, target_id, target_uuid, delta, enqueued_at)
+                        OVERRIDING SYSTEM VALUE
+                        SELECT u.* FROM unnest(ids[max_deltas + 1:], cids[max_deltas + 1:], tids[max_deltas + 1:],
+                                               tuuids[max_deltas + 1:], deltas[max_deltas + 1:], ats[max_deltas + 1:]) u;
+                        ids := ids[:max_deltas]; cids := cids[:max_deltas]; tids := tids[:max_deltas];
+                        tuuids := tuuids[:max_deltas]; deltas := deltas[:max_deltas]; ats := ats[:max_deltas];
+                        ns := ns[:max_deltas]; lasts := lasts[:max_deltas];
+                    END IF;
+                    EXECUTE format('TRUNCATE ONLY countercache.%I', whole);
+                EXCEPTION
+                    WHEN lock_not_available OR object_in_use THEN
+                        whole := NULL;
+                    WHEN SQLSTATE 'CC002' THEN
+                        whole := NULL;
+                        PERFORM set_config('countercache.too_many_sums', file::text, false);
+                END;
+            ELSE
+                whole := NULL;
+            END IF;
+        END IF;
+    END IF;
     LOOP   -- passes: each claims past the counters of the tables given up so far
         given_up_before := cardinality(given_up);
-        -- $1 the counters given up, $2 the lanes, $3 the lane, $4 max_deltas, $5 the derived deltas
-        EXECUTE format($q$WITH claimed AS (
-            DELETE FROM countercache.delta q
-             WHERE q.ctid = ANY (ARRAY(SELECT p.ctid FROM countercache.delta p WHERE p.counter_id <> ALL ($1)
-                                         AND countercache.in_lane(p.target_id, p.target_uuid, $2, $3)
-                                      ORDER BY p.id LIMIT $4%1$s))
-            RETURNING q.*
-        ), claimed_unlogged AS (
-            DELETE FROM countercache.delta_unlogged q
-             WHERE q.ctid = ANY (ARRAY(SELECT p.ctid FROM countercache.delta_unlogged p WHERE p.counter_id <> ALL ($1)
-                                         AND countercache.in_lane(p.target_id, p.target_uuid, $2, $3)
-                                      ORDER BY p.id LIMIT $4%1$s))
-            RETURNING q.*
-        ), c AS NOT MATERIALIZED (
-            -- q: one row of a queue (the report counts those); a distinct counter's derived deltas are none.
-            -- Not materialized: a copy of every claimed row took about 30 ms of a 100,000-delta claim; the join below
-            -- reads it again only for a sum that is no bigint (its hash side, g's such sums, is empty otherwise)
-            SELECT *, 1 AS q FROM claimed UNION ALL SELECT *, 1 FROM claimed_unlogged
-            UNION ALL SELECT *, 0 FROM unnest($5::countercache.delta[])
-        ), g AS (
-            SELECT min(c.id) AS id, c.counter_id, c.target_id, c.target_uuid, sum(c.delta) AS delta,
-                   min(c.enqueued_at) AS enqueued_at, sum(c.q) AS n, max(c.id) AS last
-              FROM c GROUP BY c.counter_id, c.target_id, c.target_uuid
-        ), f AS (
-            SELECT g.id, g.counter_id, g.target_id, g.target_uuid, g.delta::bigint AS delta, g.enqueued_at, g.n, g.last
-              FROM g WHERE g.delta BETWEEN -9223372036854775808 AND 9223372036854775807
-            UNION ALL   -- a sum that is no bigint: its deltas one by one
-            SELECT c.id, c.counter_id, c.target_id, c.target_uuid, c.delta, c.enqueued_at, c.q, c.id
-              FROM g JOIN c ON c.counter_id = g.counter_id AND c.target_id IS NOT DISTINCT FROM g.target_id
-                           AND c.target_uuid IS NOT DISTINCT FROM g.target_uuid
-             WHERE g.delta NOT BETWEEN -9223372036854775808 AND 9223372036854775807
-        )
-        SELECT array_agg(f.id), array_agg(f.counter_id), array_agg(f.target_id), array_agg(f.target_uuid),
-               array_agg(f.delta), array_agg(f.enqueued_at), array_agg(f.n), array_agg(f.last)
-          FROM f$q$, CASE WHEN alone THEN '' ELSE ' FOR UPDATE SKIP LOCKED' END)
-          INTO ids, cids, tids, tuuids, deltas, ats, ns, lasts
-          USING given_up, lanes, lane, CASE WHEN lane = -1 THEN 0 ELSE max_deltas END, derived;   -- no lane: no scan
+        IF whole IS NULL OR given_up_before > 0 THEN
+            -- $1 the counters given up, $2 the lanes, $3 the lane, $4 max_deltas, $5 the derived deltas. The oldest
+            -- rows of the queue and its generations (a ctid names a row within its table, hence picked's tableoid)
+            EXECUTE format(fold, $q$SELECT *, 1 AS q FROM claimed UNION ALL SELECT *, 1 FROM claimed_0
+                                    UNION ALL SELECT *, 1 FROM claimed_1 UNION ALL SELECT *, 1 FROM claimed_unlogged$q$,
+                           format($q$WITH picked AS MATERIALIZED (
+                SELECT p.tableoid AS t, p.ctid AS r FROM countercache.delta p WHERE p.counter_id <> ALL ($1)
+                   AND countercache.in_lane(p.target_id, p.target_uuid, $2, $3)
+                 ORDER BY p.id LIMIT $4%1$s
+            ), claimed AS (
+                DELETE FROM ONLY countercache.delta q
+                 WHERE q.ctid = ANY (ARRAY(SELECT k.r FROM picked k WHERE k.t = 'countercache.delta'::regclass))
+                RETURNING q.*
+            ), claimed_0 AS (
+                DELETE FROM ONLY countercache.delta_0 q
+                 WHERE q.ctid = ANY (ARRAY(SELECT k.r FROM picked k WHERE k.t = 'countercache.delta_0'::regclass))
+                RETURNING q.*
+            ), claimed_1 AS (
+                DELETE FROM ONLY countercache.delta_1 q
+                 WHERE q.ctid = ANY (ARRAY(SELECT k.r FROM picked k WHERE k.t = 'countercache.delta_1'::regclass))
+                RETURNING q.*
+            ), claimed_unlogged AS (
+                DELETE FROM countercache.delta_unlogged q
+                 WHERE q.ctid = ANY (ARRAY(SELECT p.ctid FROM countercache.delta_unlogged p WHERE p.counter_id <> ALL ($1)
+                                             AND countercache.in_lane(p.target_id, p.target_uuid, $2, $3)
+                                          ORDER BY p.id LIMIT $4%1$s))
+                RETURNING q.*
+            ), $q$, CASE WHEN alone THEN '' ELSE ' FOR UPDATE SKIP LOCKED' END), '')
+              INTO ids, cids, tids, tuuids, deltas, ats, ns, lasts
+              USING given_up, lanes, lane, CASE WHEN lane = -1 THEN 0 ELSE max_deltas END, derived;   -- no lane: no scan
+        END IF;
         derived := '{}';   -- the first pass applies them, or puts them in the queue
 
         -- deltas of counters that are no longer installed are consumed without effect
@@ -4563,13 +4707,14 @@ $fn$;
 -- Read-your-writes: the exact values of one counter for these target keys (ids for integer and bigint keys, uuids for
 -- uuid keys), the column plus what is pending for it (and, for a counter counted level by level, for the rows beneath
 -- it: pending_through_sql), in the counter's own scale; for a min or max, its extreme read from the source by its
--- index (as a number, see as_number; NULL when no row counts). One statement, so one snapshot:
+-- index (as a number, see as_number; NULL when no row counts). One statement, so one snapshot, taken (VOLATILE) after
+-- the statement has locked the queue, whose generation a round may hold while it applies and truncates it:
 -- every committed rollup is seen either in the column or in what is pending, never in both and never in neither; in
 -- the caller's transaction it sees the caller's own writes. Keys of rows that do not exist are absent, except a
 -- bucket's: the rollup has yet to make its row.
 CREATE OR REPLACE FUNCTION countercache.exact(counter_id integer, ids bigint[] DEFAULT NULL, uuids uuid[] DEFAULT NULL)
 RETURNS TABLE (target_id bigint, target_uuid uuid, value numeric)
-LANGUAGE plpgsql STABLE SECURITY DEFINER
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
@@ -4609,6 +4754,7 @@ BEGIN
                          c.target_key)
              ELSE format('%I.%I t', c.target_schema, c.target_table) END)
         USING ids, uuids;
+    PERFORM countercache.require_generations_seen('countercache.exact');
 END
 $fn$;
 
@@ -4678,7 +4824,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '543eb37d0ffa37ae' $fn$;
+AS $fn$ SELECT 'ce87684a37510b10' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4695,10 +4841,11 @@ GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint), countercache.di
 -- What a later release adds to a round goes to whoever may already run one, so that an upgrade does not stop a
 -- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
 -- form, lane_of and in_lane, which its claim calls even for one lane, and unwritten, which its applying statements
--- call); the rows a round locks (queue_claim's, which orders the claims, a lane's, and distinct_claim's); the
+-- call); the queue's generations, which a round claims from, locks, reads and truncates, and the clock that names
+-- them; the rows a round locks (queue_claim's, which orders the claims, a lane's, and distinct_claim's); the
 -- check of row-level security a worker runs when it starts; the formulas of packed keys, which key_sql and
--- batch_source_sql call for every counter; and the copies of a counter per source table, which drift_sql asks for
--- every counter.
+-- batch_source_sql call for every counter; the copies of a counter per source table, which drift_sql asks for
+-- every counter; and the check that drift's snapshot saw every truncated generation.
 DO $grants$
 DECLARE
     rule record;
@@ -4719,7 +4866,12 @@ BEGIN
              ' countercache.pair_key_sql(countercache.counter), countercache.digested(countercache.counter),'
              ' countercache.two_part_key_sql(countercache.counter, text, name, name)'),
             ('countercache.drift_sql(countercache.counter)',
-             'EXECUTE ON FUNCTION countercache.tables_of(countercache.counter)'))
+             'EXECUTE ON FUNCTION countercache.tables_of(countercache.counter)'),
+            ('countercache.rollup_report(integer, boolean)',
+             'SELECT, UPDATE, DELETE, TRUNCATE ON countercache.delta_0, countercache.delta_1'),
+            ('countercache.rollup_report(integer, boolean)', 'EXECUTE ON FUNCTION countercache.generation(timestamptz)'),
+            ('countercache.drift(integer, integer)',
+             'EXECUTE ON FUNCTION countercache.require_generations_seen(text)'))
             AS r(held, added)
     LOOP
         FOR grantee IN
@@ -4822,7 +4974,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('543eb37d0ffa37ae');
+SELECT countercache.built_by('ce87684a37510b10');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -4908,7 +5060,7 @@ SELECT countercache.define_counter('{
 SELECT countercache.install_triggers('public', 'post');
 
 -- countercache-target-public.topic: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('543eb37d0ffa37ae');
+SELECT countercache.built_by('ce87684a37510b10');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 
 -- countercache-prune: forget counters of changelog io.countercache.example.boot that are no longer declared
