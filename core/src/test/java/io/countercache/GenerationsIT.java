@@ -147,6 +147,30 @@ class GenerationsIT {
     }
 
     /**
+     * A round beside a lone round that holds a generation whole waits for it on the claim row, as beside any lone
+     * round, and then claims: its check of whether the queue is empty does not wait for the generation's lock (it
+     * failed with the round's 200 ms lock timeout when it did).
+     */
+    @Test
+    void aRoundBesideARoundHoldingAGenerationWaitsForItThenClaims() throws Exception {
+        db.execute(comments(1, 3));
+        String generation = writtenGeneration();
+        long before = file(generation);
+        Session lone = sessions.open("lone"), beside = sessions.open("beside");
+        awaitLeft(generation);
+        lone.run("BEGIN; SELECT countercache.rollup(100)");
+        assertThat(lone.queryLong("SELECT pg_relation_filenode('" + generation + "'::regclass)"))
+                .as("truncated by the open round").isNotEqualTo(before);
+        db.execute(comments(2, 2));
+        Step late = beside.start("SELECT countercache.rollup(100)");
+        sessions.awaitWaiting(beside);
+        Thread.sleep(400);   // longer than a round's lock timeout
+        lone.run("COMMIT");
+        assertThat(Long.parseLong(late.await().get(0).get(0))).as("deltas the second round applied").isPositive();
+        assertExact();
+    }
+
+    /**
      * A REPEATABLE READ transaction whose snapshot is older than a round that truncated a generation cannot read
      * stored + pending right (TRUNCATE is not MVCC-safe): exact() and drift() fail with a serialization failure,
      * which such transactions retry; without the check exact() returned 0 where 2 was right.

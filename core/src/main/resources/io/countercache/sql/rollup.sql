@@ -426,6 +426,7 @@ DECLARE
     hold text;   -- a table's locking statement (see Extremes), NULL for a table without a recomputed counter
     derived countercache.delta[] := '{}';
     at timestamptz;
+    idle boolean;        -- whether the queues are empty
     whole name;          -- the generation this round holds whole (see Generations in the header), or NULL
     found_rows boolean;
     file oid;
@@ -488,7 +489,14 @@ BEGIN
     -- that has written already, whose locks a lone round of the same application could be waiting for. A claim row
     -- gone missing (a partial restore) orders nothing: rounds claim side by side.
     alone := false;
-    IF NOT EXISTS (SELECT FROM countercache.delta) AND NOT EXISTS (SELECT FROM countercache.delta_unlogged) THEN
+    BEGIN
+        -- a lone round that holds a generation whole holds the queue too: wait for it below, on the claim row
+        LOCK TABLE countercache.delta IN ACCESS SHARE MODE NOWAIT;
+        idle := NOT EXISTS (SELECT FROM countercache.delta) AND NOT EXISTS (SELECT FROM countercache.delta_unlogged);
+    EXCEPTION WHEN lock_not_available THEN
+        idle := false;
+    END;
+    IF idle THEN
         lane := -1;
     ELSE
         IF lanes = 1 THEN
