@@ -2564,6 +2564,16 @@ $fn$;
 -- Checks: every problem of a counter's declaration against the database, each with its fix, and the DDL guard that
 -- refuses a schema change that would break an installed counter.
 
+-- The functions a stored expression (a node tree, as pg_rewrite.ev_action or pg_trigger.tgqual print it) calls,
+-- by name or through an operator: the one reading of PostgreSQL's node syntax the checks make.
+CREATE OR REPLACE FUNCTION countercache.functions_named(tree text)
+RETURNS SETOF oid
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT m[1]::oid FROM regexp_matches(coalesce(tree, ''), ':(?:funcid|opfuncid) (\d+)', 'g') m
+$fn$;
+
 -- Whether a role is one the application cannot be: a superuser, or the owner of this schema (the migrator) or a
 -- member of it;
 -- pg_database_owner (the owner of public) stands for the database's owner.
@@ -2799,8 +2809,8 @@ BEGIN
                      WHERE d.classid = 'pg_rewrite'::regclass AND rw.ev_class = 'pg_temp.countercache_probe'::regclass
                        AND d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass)
                     UNION
-                    SELECT m[1]::oid, NULL
-                      FROM pg_rewrite rw, regexp_matches(rw.ev_action::text, ':(?:funcid|opfuncid) (\d+)', 'g') m
+                    SELECT n.fn, NULL
+                      FROM pg_rewrite rw, countercache.functions_named(rw.ev_action::text) n(fn)
                      WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass) called
               LEFT JOIN pg_operator o ON o.oid = called.op
               JOIN pg_proc f ON f.oid = coalesce(called.fn, o.oprcode)
@@ -3139,8 +3149,7 @@ AS $fn$
       -- an OR in the join made it a scan of pg_proc per trigger (the worker's start check took the whole of a test)
      CROSS JOIN LATERAL (SELECT tg.tgfoid
                          UNION
-                         SELECT m[1]::oid FROM regexp_matches(coalesce(tg.tgqual::text, ''),
-                                                              ':(?:funcid|opfuncid) (\d+)', 'g') m) called(fn)
+                         SELECT countercache.functions_named(tg.tgqual::text)) called(fn)
       JOIN pg_proc f ON f.oid = called.fn
      WHERE x.kind <> 'capture' AND x.t IS NOT NULL AND NOT tg.tgisinternal AND tg.tgenabled IN ('O', 'A')
        AND (triggers IS NULL OR tg.oid = ANY (triggers))
@@ -3656,7 +3665,8 @@ $fn$;
 -- folds it, truncates it and applies the sums, and the truncate and the sums commit or roll back together. It is the
 -- same as claiming every row of it. When the lock is not free (a writer still open since the turn, a reader, a dump),
 -- or the generation folds into more than max_deltas sums and fewer than 4 deltas to a sum (the try rolls back to its
--- savepoint, and the session remembers the generation's file so as not to fold it again), the round claims by rows as
+-- savepoint, and the session remembers the generation's file so as not to fold it again until it is truncated or
+-- holds max_deltas rows at most), the round claims by rows as
 -- before, and every other claimer always does. Where its deltas fold, a generation of more sums than max_deltas is
 -- taken whole all the same: the oldest max_deltas sums are applied, and the others go back to the queue, folded,
 -- under their first ids, as a busy row's sums do. The clock decides only where deltas land, never whether they are counted: a
@@ -3741,6 +3751,21 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE WHEN lane IS NULL OR countercache.lane_of(target_id, target_uuid, lanes) OPERATOR(pg_catalog.=) lane
             THEN true ELSE false END;
 
+-- Whether a generation of the queue holds at most n rows (it reads n + 1 at most).
+CREATE OR REPLACE FUNCTION countercache.rows_at_most(generation name, n integer)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    found bigint;
+BEGIN
+    EXECUTE format('SELECT count(*) FROM (SELECT FROM ONLY countercache.%I LIMIT $1) x', generation)
+       INTO found USING n::bigint + 1;
+    RETURN found <= n;
+END
+$fn$;
+
 -- Lanes (lanes > 1): after the orphans, slots and distinct values (which every round handles as before), the round
 -- claims only the deltas of one lane, lane_of(target, lanes), a lane no other round with the same number of lanes
 -- holds (its row of countercache.lane_claim, locked FOR UPDATE SKIP LOCKED: the first lane, from a random one on, that
@@ -3793,6 +3818,7 @@ DECLARE
     hold text;   -- a table's locking statement (see Extremes), NULL for a table without a recomputed counter
     derived countercache.delta[] := '{}';
     at timestamptz;
+    idle boolean;        -- whether the queues are empty
     whole name;          -- the generation this round holds whole (see Generations in the header), or NULL
     found_rows boolean;
     file oid;
@@ -3855,7 +3881,20 @@ BEGIN
     -- that has written already, whose locks a lone round of the same application could be waiting for. A claim row
     -- gone missing (a partial restore) orders nothing: rounds claim side by side.
     alone := false;
-    IF NOT EXISTS (SELECT FROM countercache.delta) AND NOT EXISTS (SELECT FROM countercache.delta_unlogged) THEN
+    BEGIN
+        -- a lone round that holds a generation whole holds the queue too: wait for it below, on the claim row. The
+        -- look rolls back, so that a round waiting for the claim row holds no lock on a generation, which would
+        -- keep a lone round from taking it whole
+        LOCK TABLE countercache.delta IN ACCESS SHARE MODE NOWAIT;
+        idle := NOT EXISTS (SELECT FROM countercache.delta) AND NOT EXISTS (SELECT FROM countercache.delta_unlogged);
+        RAISE SQLSTATE 'CC003';
+    EXCEPTION
+        WHEN SQLSTATE 'CC003' THEN
+            NULL;
+        WHEN lock_not_available THEN
+            idle := false;
+    END;
+    IF idle THEN
         lane := -1;
     ELSE
         IF lanes = 1 THEN
@@ -3917,7 +3956,10 @@ BEGIN
             whole := 'delta_' || (1 - countercache.generation(at));
             EXECUTE format('SELECT EXISTS (SELECT FROM ONLY countercache.%I), pg_relation_filenode(%L::regclass)',
                            whole, 'countercache.' || whole) INTO found_rows, file;
-            IF found_rows AND current_setting('countercache.too_many_sums', true) IS DISTINCT FROM file::text THEN
+            -- a generation that held too many sums is tried again once it is truncated (a new file), or once rounds
+            -- have claimed it by rows down to max_deltas rows, which cannot fold into more sums than that
+            IF found_rows AND (current_setting('countercache.too_many_sums', true) IS DISTINCT FROM file::text
+                               OR countercache.rows_at_most(whole, max_deltas)) THEN
                 BEGIN
                     EXECUTE format('LOCK TABLE ONLY countercache.%I IN ACCESS EXCLUSIVE MODE NOWAIT', whole);
                     -- $5 the derived deltas
@@ -4824,7 +4866,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'ce87684a37510b10' $fn$;
+AS $fn$ SELECT 'd892dd5ebdbf636e' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4869,7 +4911,8 @@ BEGIN
              'EXECUTE ON FUNCTION countercache.tables_of(countercache.counter)'),
             ('countercache.rollup_report(integer, boolean)',
              'SELECT, UPDATE, DELETE, TRUNCATE ON countercache.delta_0, countercache.delta_1'),
-            ('countercache.rollup_report(integer, boolean)', 'EXECUTE ON FUNCTION countercache.generation(timestamptz)'),
+            ('countercache.rollup_report(integer, boolean)',
+             'EXECUTE ON FUNCTION countercache.generation(timestamptz), countercache.rows_at_most(name, integer)'),
             ('countercache.drift(integer, integer)',
              'EXECUTE ON FUNCTION countercache.require_generations_seen(text)'))
             AS r(held, added)
@@ -4974,7 +5017,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('ce87684a37510b10');
+SELECT countercache.built_by('d892dd5ebdbf636e');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5060,7 +5103,7 @@ SELECT countercache.define_counter('{
 SELECT countercache.install_triggers('public', 'post');
 
 -- countercache-target-public.topic: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('ce87684a37510b10');
+SELECT countercache.built_by('d892dd5ebdbf636e');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 
 -- countercache-prune: forget counters of changelog io.countercache.example.boot that are no longer declared

@@ -41,7 +41,8 @@ BEGIN
              'EXECUTE ON FUNCTION countercache.tables_of(countercache.counter)'),
             ('countercache.rollup_report(integer, boolean)',
              'SELECT, UPDATE, DELETE, TRUNCATE ON countercache.delta_0, countercache.delta_1'),
-            ('countercache.rollup_report(integer, boolean)', 'EXECUTE ON FUNCTION countercache.generation(timestamptz)'),
+            ('countercache.rollup_report(integer, boolean)',
+             'EXECUTE ON FUNCTION countercache.generation(timestamptz), countercache.rows_at_most(name, integer)'),
             ('countercache.drift(integer, integer)',
              'EXECUTE ON FUNCTION countercache.require_generations_seen(text)'))
             AS r(held, added)

@@ -289,7 +289,8 @@ $fn$;
 -- folds it, truncates it and applies the sums, and the truncate and the sums commit or roll back together. It is the
 -- same as claiming every row of it. When the lock is not free (a writer still open since the turn, a reader, a dump),
 -- or the generation folds into more than max_deltas sums and fewer than 4 deltas to a sum (the try rolls back to its
--- savepoint, and the session remembers the generation's file so as not to fold it again), the round claims by rows as
+-- savepoint, and the session remembers the generation's file so as not to fold it again until it is truncated or
+-- holds max_deltas rows at most), the round claims by rows as
 -- before, and every other claimer always does. Where its deltas fold, a generation of more sums than max_deltas is
 -- taken whole all the same: the oldest max_deltas sums are applied, and the others go back to the queue, folded,
 -- under their first ids, as a busy row's sums do. The clock decides only where deltas land, never whether they are counted: a
@@ -373,6 +374,21 @@ RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE WHEN lane IS NULL OR countercache.lane_of(target_id, target_uuid, lanes) OPERATOR(pg_catalog.=) lane
             THEN true ELSE false END;
+
+-- Whether a generation of the queue holds at most n rows (it reads n + 1 at most).
+CREATE OR REPLACE FUNCTION countercache.rows_at_most(generation name, n integer)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    found bigint;
+BEGIN
+    EXECUTE format('SELECT count(*) FROM (SELECT FROM ONLY countercache.%I LIMIT $1) x', generation)
+       INTO found USING n::bigint + 1;
+    RETURN found <= n;
+END
+$fn$;
 
 -- Lanes (lanes > 1): after the orphans, slots and distinct values (which every round handles as before), the round
 -- claims only the deltas of one lane, lane_of(target, lanes), a lane no other round with the same number of lanes
@@ -490,11 +506,17 @@ BEGIN
     -- gone missing (a partial restore) orders nothing: rounds claim side by side.
     alone := false;
     BEGIN
-        -- a lone round that holds a generation whole holds the queue too: wait for it below, on the claim row
+        -- a lone round that holds a generation whole holds the queue too: wait for it below, on the claim row. The
+        -- look rolls back, so that a round waiting for the claim row holds no lock on a generation, which would
+        -- keep a lone round from taking it whole
         LOCK TABLE countercache.delta IN ACCESS SHARE MODE NOWAIT;
         idle := NOT EXISTS (SELECT FROM countercache.delta) AND NOT EXISTS (SELECT FROM countercache.delta_unlogged);
-    EXCEPTION WHEN lock_not_available THEN
-        idle := false;
+        RAISE SQLSTATE 'CC003';
+    EXCEPTION
+        WHEN SQLSTATE 'CC003' THEN
+            NULL;
+        WHEN lock_not_available THEN
+            idle := false;
     END;
     IF idle THEN
         lane := -1;
@@ -558,7 +580,10 @@ BEGIN
             whole := 'delta_' || (1 - countercache.generation(at));
             EXECUTE format('SELECT EXISTS (SELECT FROM ONLY countercache.%I), pg_relation_filenode(%L::regclass)',
                            whole, 'countercache.' || whole) INTO found_rows, file;
-            IF found_rows AND current_setting('countercache.too_many_sums', true) IS DISTINCT FROM file::text THEN
+            -- a generation that held too many sums is tried again once it is truncated (a new file), or once rounds
+            -- have claimed it by rows down to max_deltas rows, which cannot fold into more sums than that
+            IF found_rows AND (current_setting('countercache.too_many_sums', true) IS DISTINCT FROM file::text
+                               OR countercache.rows_at_most(whole, max_deltas)) THEN
                 BEGIN
                     EXECUTE format('LOCK TABLE ONLY countercache.%I IN ACCESS EXCLUSIVE MODE NOWAIT', whole);
                     -- $5 the derived deltas
