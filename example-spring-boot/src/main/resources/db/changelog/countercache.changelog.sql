@@ -3832,6 +3832,8 @@ DECLARE
     whole name;          -- the generation this round holds whole (see Generations in the header), or NULL
     found_rows boolean;
     file oid;
+    newest bigint;       -- the generation's highest id
+    memo text[];         -- countercache.too_many_sums: file, highest id, rows of the generation last found too big
     -- The fold of a claim: one sum per counter and key under the group's first id and first enqueued_at, with the
     -- number of queued rows it stands for (q: 1 for a row of a queue, 0 for a distinct counter's derived delta) and
     -- the group's last id; a sum that is no bigint stays as its deltas. %1$s: the claimed rows; %2$s: the CTEs
@@ -3967,11 +3969,17 @@ BEGIN
             -- by the id index, as claims read it: a scan of the heap from its start walks every row the claims by
             -- rows have deleted until vacuum runs (a drain at 1 delta per target went 20% slower so)
             EXECUTE format('SELECT (SELECT g.id FROM ONLY countercache.%I g ORDER BY g.id LIMIT 1) IS NOT NULL,'
-                           ' pg_relation_filenode(%L::regclass)', whole, 'countercache.' || whole)
-               INTO found_rows, file;
-            -- a generation that held too many sums is tried again once it is truncated (a new file), or once rounds
-            -- have claimed it by rows down to max_deltas rows, which cannot fold into more sums than that
-            IF found_rows AND (current_setting('countercache.too_many_sums', true) IS DISTINCT FROM file::text
+                           ' pg_relation_filenode(%L::regclass),'
+                           ' (SELECT g.id FROM ONLY countercache.%1$I g ORDER BY g.id DESC LIMIT 1)',
+                           whole, 'countercache.' || whole)
+               INTO found_rows, file, newest;
+            -- a generation that held too many sums (file:newest id:rows, in too_many_sums) is tried again once it is
+            -- truncated (a new file), once rounds have claimed it by rows down to max_deltas rows, which cannot fold
+            -- into more sums than that, or once more deltas have been queued since than it held then (its rows are
+            -- mostly others now: a fill after a warm-up's found its generation remembered, and went by rows)
+            memo := string_to_array(current_setting('countercache.too_many_sums', true), ':');
+            IF found_rows AND (memo[1] IS DISTINCT FROM file::text
+                               OR newest - memo[2]::bigint > memo[3]::bigint
                                OR countercache.rows_at_most(whole, max_deltas)) THEN
                 BEGIN
                     EXECUTE format('LOCK TABLE ONLY countercache.%I IN ACCESS EXCLUSIVE MODE NOWAIT', whole);
@@ -4001,7 +4009,8 @@ BEGIN
                         whole := NULL;
                     WHEN SQLSTATE 'CC002' THEN
                         whole := NULL;
-                        PERFORM set_config('countercache.too_many_sums', file::text, false);
+                        PERFORM set_config('countercache.too_many_sums',
+                                           concat_ws(':', file, newest, (SELECT sum(u.n) FROM unnest(ns) u(n))), false);
                 END;
             ELSE
                 whole := NULL;
@@ -4879,7 +4888,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '8d945f514efe2c74' $fn$;
+AS $fn$ SELECT '8f4268e26bc1511c' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5034,7 +5043,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('8d945f514efe2c74');
+SELECT countercache.built_by('8f4268e26bc1511c');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5122,7 +5131,7 @@ SELECT countercache.install_triggers('public', 'post');
 
 -- changeset countercache:countercache-target-public.topic runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('8d945f514efe2c74');
+SELECT countercache.built_by('8f4268e26bc1511c');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'topic', ARRAY[]::integer[]);
 
