@@ -228,8 +228,11 @@ class GenerationsIT {
         long queued = db.queryLong("SELECT count(*) FROM countercache.delta");
         Session rollup = sessions.open("rollup");
         awaitLeft(generation);
-        rollup.run("SELECT countercache.rollup(2)");
+        long depth = db.queryLong("SELECT depth FROM countercache.queue_state()");
+        long consumed = rollup.queryLong("SELECT countercache.rollup(2)");
         assertThat(file(generation)).as("truncated").isNotEqualTo(before);
+        assertThat(consumed).as("consumed: what left the queues, the folds of the sums put back included")
+                .isEqualTo(depth - db.queryLong("SELECT depth FROM countercache.queue_state()"));
         long left = db.queryLong("SELECT count(*) FROM ONLY countercache.delta");
         assertThat(left).as("the sums left, back in the queue").isPositive().isLessThan(queued / 4);
         assertThat(db.queryLong("SELECT count(*) FROM countercache.delta")).isEqualTo(left);

@@ -3830,6 +3830,7 @@ DECLARE
     found_rows boolean;
     file oid;
     newest bigint;       -- the generation's highest id
+    folded jsonb := '[]';  -- what the sums a round puts back fold, reported as consumed
     memo text[];         -- countercache.too_many_sums: file, highest id, rows of the generation last found too big
     -- The fold of a claim: one sum per counter and key under the group's first id and first enqueued_at, with the
     -- number of queued rows it stands for (q: 1 for a row of a queue, 0 for a distinct counter's derived delta) and
@@ -3996,11 +3997,17 @@ BEGIN
                         OVERRIDING SYSTEM VALUE
                         SELECT u.* FROM unnest(ids[max_deltas + 1:], cids[max_deltas + 1:], tids[max_deltas + 1:],
                                                tuuids[max_deltas + 1:], deltas[max_deltas + 1:], ats[max_deltas + 1:]) u;
+                        -- the queue is shorter by what they fold: reported as consumed now, so that the deltas a
+                        -- worker reports applied add up to those that were queued (a sum counts as one when applied)
+                        SELECT coalesce(jsonb_agg(jsonb_build_object('c', x.c, 'n', x.n)), '[]') INTO folded
+                          FROM (SELECT u.c, sum(u.n - 1) AS n FROM unnest(cids[max_deltas + 1:], ns[max_deltas + 1:]) u(c, n)
+                                 GROUP BY u.c HAVING sum(u.n - 1) <> 0) x;
                         ids := ids[:max_deltas]; cids := cids[:max_deltas]; tids := tids[:max_deltas];
                         tuuids := tuuids[:max_deltas]; deltas := deltas[:max_deltas]; ats := ats[:max_deltas];
                         ns := ns[:max_deltas]; lasts := lasts[:max_deltas];
                     END IF;
                     EXECUTE format('TRUNCATE ONLY countercache.%I', whole);
+                    report := report || folded;
                 EXCEPTION
                     WHEN lock_not_available OR object_in_use THEN
                         whole := NULL;
@@ -4885,7 +4892,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '8f4268e26bc1511c' $fn$;
+AS $fn$ SELECT 'dccfa650237444ac' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5036,7 +5043,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('8f4268e26bc1511c');
+SELECT countercache.built_by('dccfa650237444ac');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5122,7 +5129,7 @@ SELECT countercache.define_counter('{
 SELECT countercache.install_triggers('public', 'post');
 
 -- countercache-target-public.topic: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('8f4268e26bc1511c');
+SELECT countercache.built_by('dccfa650237444ac');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 
 -- countercache-prune: forget counters of changelog io.countercache.example.boot that are no longer declared

@@ -447,6 +447,7 @@ DECLARE
     found_rows boolean;
     file oid;
     newest bigint;       -- the generation's highest id
+    folded jsonb := '[]';  -- what the sums a round puts back fold, reported as consumed
     memo text[];         -- countercache.too_many_sums: file, highest id, rows of the generation last found too big
     -- The fold of a claim: one sum per counter and key under the group's first id and first enqueued_at, with the
     -- number of queued rows it stands for (q: 1 for a row of a queue, 0 for a distinct counter's derived delta) and
@@ -613,11 +614,17 @@ BEGIN
                         OVERRIDING SYSTEM VALUE
                         SELECT u.* FROM unnest(ids[max_deltas + 1:], cids[max_deltas + 1:], tids[max_deltas + 1:],
                                                tuuids[max_deltas + 1:], deltas[max_deltas + 1:], ats[max_deltas + 1:]) u;
+                        -- the queue is shorter by what they fold: reported as consumed now, so that the deltas a
+                        -- worker reports applied add up to those that were queued (a sum counts as one when applied)
+                        SELECT coalesce(jsonb_agg(jsonb_build_object('c', x.c, 'n', x.n)), '[]') INTO folded
+                          FROM (SELECT u.c, sum(u.n - 1) AS n FROM unnest(cids[max_deltas + 1:], ns[max_deltas + 1:]) u(c, n)
+                                 GROUP BY u.c HAVING sum(u.n - 1) <> 0) x;
                         ids := ids[:max_deltas]; cids := cids[:max_deltas]; tids := tids[:max_deltas];
                         tuuids := tuuids[:max_deltas]; deltas := deltas[:max_deltas]; ats := ats[:max_deltas];
                         ns := ns[:max_deltas]; lasts := lasts[:max_deltas];
                     END IF;
                     EXECUTE format('TRUNCATE ONLY countercache.%I', whole);
+                    report := report || folded;
                 EXCEPTION
                     WHEN lock_not_available OR object_in_use THEN
                         whole := NULL;
