@@ -185,12 +185,15 @@ class RolesIT {
         BlogSchema.assertExactAfterRollup(db);
         assertThat(w.metrics().queueDepth()).isZero();
 
-        // a worker granted before rounds called the lanes' functions and locked the rows they lock: the next
-        // changelog grants them to it
+        // a worker granted before rounds called the lanes' functions, locked the rows they lock and claimed from the
+        // queue's generations: the next changelog grants them to it
         db.execute("REVOKE EXECUTE ON FUNCTION countercache.rollup_report(integer, boolean, integer),"
                 + " countercache.lane_of(bigint, uuid, integer), countercache.in_lane(bigint, uuid, integer, integer),"
                 + " countercache.unwritten(name, name) FROM countercache_worker; REVOKE UPDATE ON countercache.queue_claim, countercache.lane_claim,"
-                + " countercache.distinct_claim FROM countercache_worker");
+                + " countercache.distinct_claim FROM countercache_worker;"
+                + " REVOKE ALL ON countercache.delta_0, countercache.delta_1 FROM countercache_worker;"
+                + " REVOKE EXECUTE ON FUNCTION countercache.generation(timestamptz), countercache.rows_at_most(name, integer)"
+                + " FROM countercache_worker");
         assertThatThrownBy(() -> run(worker, "SELECT countercache.rollup(10)")).hasMessageContaining("permission denied");
         try (Connection c = db.dataSource().getConnection()) {
             Installation.apply(c, Installation.units(ALL_COUNTERS,

@@ -192,9 +192,10 @@ class RollupWorkerFaultsIT {
         closing.join();
 
         assertThat(w.isRunning()).isFalse();
-        // a batch of the queue and a batch of values (the 100 public comments' commenters)
-        assertThat(w.appliedDeltas()).as("deltas of the one round that was in progress").isEqualTo(200);
-        assertThat(queued()).isEqualTo(before - 200);
+        // a batch of the queue and a batch of values (the 100 public comments' commenters), or the whole generation
+        // of the queue when the round took it (docs/architecture.md, "Generations")
+        assertThat(w.appliedDeltas()).as("deltas of the one round that was in progress").isPositive()
+                .isEqualTo(before - queued());
         BlogSchema.assertExactAfterRollup(db);
     }
 

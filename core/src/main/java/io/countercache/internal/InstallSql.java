@@ -52,7 +52,7 @@ public final class InstallSql {
     static final List<String> UPGRADES = List.of("001-tables", "002-generated-triggers", "003-capture-by-size",
             "004-extremes", "005-distinct", "006-single-row-updates",
             "007-touch", "008-buckets", "009-feeds", "010-pairs", "011-recomputed-counts", "012-source-tables",
-            "013-queue-claim", "014-round-claims");
+            "013-queue-claim", "014-round-claims", "015-generations");
     /** The subsystems' functions, in the order they are created: each file is one subsystem (grants.sql comes last). */
     static final List<String> SUBSYSTEMS =
             List.of("catalog", "keys", "buckets", "capture", "triggers", "recount", "checks", "rollup", "upkeep", "limits", "api");

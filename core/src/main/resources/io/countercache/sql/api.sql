@@ -34,13 +34,14 @@ $fn$;
 -- Read-your-writes: the exact values of one counter for these target keys (ids for integer and bigint keys, uuids for
 -- uuid keys), the column plus what is pending for it (and, for a counter counted level by level, for the rows beneath
 -- it: pending_through_sql), in the counter's own scale; for a min or max, its extreme read from the source by its
--- index (as a number, see as_number; NULL when no row counts). One statement, so one snapshot:
+-- index (as a number, see as_number; NULL when no row counts). One statement, so one snapshot, taken (VOLATILE) after
+-- the statement has locked the queue, whose generation a round may hold while it applies and truncates it:
 -- every committed rollup is seen either in the column or in what is pending, never in both and never in neither; in
 -- the caller's transaction it sees the caller's own writes. Keys of rows that do not exist are absent, except a
 -- bucket's: the rollup has yet to make its row.
 CREATE OR REPLACE FUNCTION countercache.exact(counter_id integer, ids bigint[] DEFAULT NULL, uuids uuid[] DEFAULT NULL)
 RETURNS TABLE (target_id bigint, target_uuid uuid, value numeric)
-LANGUAGE plpgsql STABLE SECURITY DEFINER
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 DECLARE
@@ -80,6 +81,7 @@ BEGIN
                          c.target_key)
              ELSE format('%I.%I t', c.target_schema, c.target_table) END)
         USING ids, uuids;
+    PERFORM countercache.require_generations_seen('countercache.exact');
 END
 $fn$;
 

@@ -115,10 +115,12 @@ BEGIN
                     PERFORM FROM countercache.queue_claim FOR SHARE SKIP LOCKED;
                     CONTINUE WHEN NOT FOUND AND EXISTS (SELECT FROM countercache.queue_claim);
                 END IF;
-                EXECUTE format($q$DELETE FROM countercache.%1$I q WHERE q.ctid = ANY (ARRAY(
-                                      SELECT p.ctid FROM countercache.%1$I p
+                -- a ctid names a row within its table: the queue's generations inherit it
+                EXECUTE format($q$DELETE FROM countercache.%1$I q USING (
+                                      SELECT p.tableoid, p.ctid FROM countercache.%1$I p
                                        WHERE p.counter_id = ANY ($1) AND countercache.key_start(p.target_uuid) < $2
-                                         FOR UPDATE SKIP LOCKED))$q$, place)
+                                         FOR UPDATE SKIP LOCKED) old
+                                   WHERE q.ctid = old.ctid AND q.tableoid = old.tableoid$q$, place)
                     USING mine, cutoff;
             END LOOP;
         EXCEPTION

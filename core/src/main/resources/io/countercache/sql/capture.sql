@@ -446,6 +446,15 @@ BEGIN
             out := out || E'        IF current_setting(''countercache.round'', true) = ''on'' THEN\n'
                 || countercache.statement_sql(queued, dynamic) || E'        ELSE\n'
                 || countercache.statement_sql(stmt, dynamic) || E'        END IF;\n';
+        ELSIF g.strategy = 'queue' THEN
+            -- into the generation the clock names (see Generations in rollup_report): one static INSERT for each
+            out := out || E'        IF countercache.generation(clock_timestamp()) = 0 THEN\n'
+                || countercache.statement_sql(replace(stmt, 'INTO countercache.delta ', 'INTO countercache.delta_0 '),
+                                              dynamic)
+                || E'        ELSE\n'
+                || countercache.statement_sql(replace(stmt, 'INTO countercache.delta ', 'INTO countercache.delta_1 '),
+                                              dynamic)
+                || E'        END IF;\n';
         ELSIF g.strategy <> 'slotted' THEN
             out := out || countercache.statement_sql(stmt, dynamic);
         ELSE

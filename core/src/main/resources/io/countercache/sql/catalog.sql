@@ -86,6 +86,36 @@ BEGIN
 END
 $fn$;
 
+-- The generation of the queue that a writer's deltas go to at a time: the parity of the second (see Generations in
+-- rollup_report). The capture of every statement calls it, so it has no SET clause and is inlined, as lane_of; its
+-- body is SQL-standard and names each object with pg_catalog.
+CREATE OR REPLACE FUNCTION countercache.generation(at timestamptz)
+RETURNS bigint
+LANGUAGE sql STABLE PARALLEL SAFE
+RETURN CAST(pg_catalog.floor(pg_catalog.date_part('epoch', at)) AS bigint) OPERATOR(pg_catalog.%) 2;
+
+-- Under REPEATABLE READ or SERIALIZABLE, fails with a serialization failure (40001, which such transactions retry)
+-- when a round has truncated a generation of the queue since the transaction's snapshot: the snapshot sees the
+-- counter columns without that round's sums, and the truncated generation without its deltas (TRUNCATE is not
+-- MVCC-safe), so a read of stored + pending would come out short. Called after the read, whose lock on the
+-- generations keeps them from being truncated until the transaction ends. The snapshot's pg_class row names the
+-- generation's file before the truncate; the catalog cache names the file now.
+CREATE OR REPLACE FUNCTION countercache.require_generations_seen(what text)
+RETURNS void
+LANGUAGE plpgsql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    IF current_setting('transaction_isolation') <> 'read committed'
+       AND EXISTS (SELECT FROM pg_class r WHERE r.oid IN ('countercache.delta_0'::regclass, 'countercache.delta_1'::regclass)
+                      AND r.relfilenode <> pg_relation_filenode(r.oid)) THEN
+        RAISE EXCEPTION 'countercache: % read the queue after a rollup round changed it, in a snapshot older than the round', what
+            USING ERRCODE = 'serialization_failure',
+                  HINT = 'retry the transaction, or read in a READ COMMITTED transaction, which never needs a retry for this';
+    END IF;
+END
+$fn$;
+
 -- The tables a counter involves, by the kind of trigger each gets from it: its source tables ('capture': source_table
 -- and, for a counter fed by several tables, more_tables, all in source_schema), its target ('target') and the middle
 -- table of a path ('via'). Every place that asks which tables a counter reads or writes asks here.

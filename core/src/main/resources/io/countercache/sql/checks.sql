@@ -1,6 +1,16 @@
 -- Checks: every problem of a counter's declaration against the database, each with its fix, and the DDL guard that
 -- refuses a schema change that would break an installed counter.
 
+-- The functions a stored expression (a node tree, as pg_rewrite.ev_action or pg_trigger.tgqual print it) calls,
+-- by name or through an operator: the one reading of PostgreSQL's node syntax the checks make.
+CREATE OR REPLACE FUNCTION countercache.functions_named(tree text)
+RETURNS SETOF oid
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT m[1]::oid FROM regexp_matches(coalesce(tree, ''), ':(?:funcid|opfuncid) (\d+)', 'g') m
+$fn$;
+
 -- Whether a role is one the application cannot be: a superuser, or the owner of this schema (the migrator) or a
 -- member of it;
 -- pg_database_owner (the owner of public) stands for the database's owner.
@@ -236,8 +246,8 @@ BEGIN
                      WHERE d.classid = 'pg_rewrite'::regclass AND rw.ev_class = 'pg_temp.countercache_probe'::regclass
                        AND d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass)
                     UNION
-                    SELECT m[1]::oid, NULL
-                      FROM pg_rewrite rw, regexp_matches(rw.ev_action::text, ':(?:funcid|opfuncid) (\d+)', 'g') m
+                    SELECT n.fn, NULL
+                      FROM pg_rewrite rw, countercache.functions_named(rw.ev_action::text) n(fn)
                      WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass) called
               LEFT JOIN pg_operator o ON o.oid = called.op
               JOIN pg_proc f ON f.oid = coalesce(called.fn, o.oprcode)
@@ -576,8 +586,7 @@ AS $fn$
       -- an OR in the join made it a scan of pg_proc per trigger (the worker's start check took the whole of a test)
      CROSS JOIN LATERAL (SELECT tg.tgfoid
                          UNION
-                         SELECT m[1]::oid FROM regexp_matches(coalesce(tg.tgqual::text, ''),
-                                                              ':(?:funcid|opfuncid) (\d+)', 'g') m) called(fn)
+                         SELECT countercache.functions_named(tg.tgqual::text)) called(fn)
       JOIN pg_proc f ON f.oid = called.fn
      WHERE x.kind <> 'capture' AND x.t IS NOT NULL AND NOT tg.tgisinternal AND tg.tgenabled IN ('O', 'A')
        AND (triggers IS NULL OR tg.oid = ANY (triggers))

@@ -250,6 +250,7 @@ BEGIN
         || ' SELECT f.k::text, trim_scale(f.stored / $5), trim_scale(f.pending / $5), trim_scale(f.exact / $5) FROM fix f'
         || ' WHERE (f.d <> 0 OR f.off) AND f.present ORDER BY f.k LIMIT $4'
         USING NULL::text, NULL::text, c.id, max_rows, (10::numeric ^ c.scale)::bigint;
+    PERFORM countercache.require_generations_seen('countercache.drift');
 END
 $fn$;
 

@@ -16,9 +16,15 @@ BEGIN
         INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
         SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.amounts */ shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL THEN shop_line.order_id END AS k1, 1 AS d1, shop_line.amount::text AS v1 FROM countercache_new AS shop_line) r,
             LATERAL (VALUES (1066643295, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0;
-        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        IF countercache.generation(clock_timestamp()) = 0 THEN
+        INSERT INTO countercache.delta_0 (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.cheapestLine */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, 1 AS d1, NULL::text AS v1, CASE WHEN /* @CounterCache on Order.value */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k2, (coalesce(shop_line.price, 0) * 100)::bigint AS d2, NULL::text AS v2 FROM countercache_new AS shop_line) r,
             LATERAL (VALUES (67735581, r.k1, r.v1, r.d1), (416516304, r.k2, r.v2, r.d2)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0) s;
+        ELSE
+        INSERT INTO countercache.delta_1 (counter_id, target_uuid, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.cheapestLine */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, 1 AS d1, NULL::text AS v1, CASE WHEN /* @CounterCache on Order.value */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k2, (coalesce(shop_line.price, 0) * 100)::bigint AS d2, NULL::text AS v2 FROM countercache_new AS shop_line) r,
+            LATERAL (VALUES (67735581, r.k1, r.v1, r.d1), (416516304, r.k2, r.v2, r.d2)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0) s;
+        END IF;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.total */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, coalesce(shop_line.amount, 0)::numeric AS d1, NULL::text AS v1 FROM countercache_new AS shop_line) r,
             LATERAL (VALUES (1200304570, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0) p,
@@ -29,7 +35,8 @@ BEGIN
         SELECT 1066643295 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0;
-        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        IF countercache.generation(clock_timestamp()) = 0 THEN
+        INSERT INTO countercache.delta_0 (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
@@ -37,6 +44,16 @@ BEGIN
         SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
+        ELSE
+        INSERT INTO countercache.delta_1 (counter_id, target_uuid, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
+        END IF;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT 1200304570 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
@@ -48,7 +65,8 @@ BEGIN
         SELECT 1066643295 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0';
-        EXECUTE 'INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        IF countercache.generation(clock_timestamp()) = 0 THEN
+        EXECUTE 'INSERT INTO countercache.delta_0 (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
@@ -56,6 +74,16 @@ BEGIN
         SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
+        ELSE
+        EXECUTE 'INSERT INTO countercache.delta_1 (counter_id, target_uuid, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
+        END IF;
         EXECUTE 'INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT 1200304570 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
@@ -68,9 +96,15 @@ BEGIN
         INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
         SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.amounts */ shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL THEN shop_line.order_id END AS k1, -1 AS d1, shop_line.amount::text AS v1 FROM countercache_old AS shop_line) r,
             LATERAL (VALUES (1066643295, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0;
-        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        IF countercache.generation(clock_timestamp()) = 0 THEN
+        INSERT INTO countercache.delta_0 (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.cheapestLine */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, 1 AS d1, NULL::text AS v1, CASE WHEN /* @CounterCache on Order.value */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k2, -(coalesce(shop_line.price, 0) * 100)::bigint AS d2, NULL::text AS v2 FROM countercache_old AS shop_line) r,
             LATERAL (VALUES (67735581, r.k1, r.v1, r.d1), (416516304, r.k2, r.v2, r.d2)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0) s;
+        ELSE
+        INSERT INTO countercache.delta_1 (counter_id, target_uuid, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.cheapestLine */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, 1 AS d1, NULL::text AS v1, CASE WHEN /* @CounterCache on Order.value */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k2, -(coalesce(shop_line.price, 0) * 100)::bigint AS d2, NULL::text AS v2 FROM countercache_old AS shop_line) r,
+            LATERAL (VALUES (67735581, r.k1, r.v1, r.d1), (416516304, r.k2, r.v2, r.d2)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0) s;
+        END IF;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.total */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, -coalesce(shop_line.amount, 0)::numeric AS d1, NULL::text AS v1 FROM countercache_old AS shop_line) r,
             LATERAL (VALUES (1200304570, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0) p,
@@ -81,7 +115,8 @@ BEGIN
         SELECT 1066643295 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0;
-        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        IF countercache.generation(clock_timestamp()) = 0 THEN
+        INSERT INTO countercache.delta_0 (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
@@ -89,6 +124,16 @@ BEGIN
         SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
+        ELSE
+        INSERT INTO countercache.delta_1 (counter_id, target_uuid, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
+        END IF;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT 1200304570 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
@@ -100,7 +145,8 @@ BEGIN
         SELECT 1066643295 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0';
-        EXECUTE 'INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        IF countercache.generation(clock_timestamp()) = 0 THEN
+        EXECUTE 'INSERT INTO countercache.delta_0 (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
@@ -108,6 +154,16 @@ BEGIN
         SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
+        ELSE
+        EXECUTE 'INSERT INTO countercache.delta_1 (counter_id, target_uuid, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
+        END IF;
         EXECUTE 'INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT 1200304570 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
@@ -121,9 +177,15 @@ BEGIN
         INSERT INTO countercache.distinct_delta (counter_id, target_uuid, value, delta)
         SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.amounts */ shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL THEN shop_line.order_id END AS k1, -1 AS d1, shop_line.amount::text AS v1, shop_line.order_id AS s1_1, (true) AS s1_2, shop_line.amount AS s1_3 FROM countercache_old AS shop_line) o, (SELECT CASE WHEN /* @CounterCache on Order.amounts */ shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL THEN shop_line.order_id END AS k1, 1 AS d1, shop_line.amount::text AS v1, shop_line.order_id AS s1_1, (true) AS s1_2, shop_line.amount AS s1_3 FROM countercache_new AS shop_line) n,
             LATERAL (VALUES (1066643295, o.k1, o.v1, o.d1, ROW(o.s1_1, o.s1_2, o.s1_3) IS DISTINCT FROM ROW(n.s1_1, n.s1_2, n.s1_3)), (1066643295, n.k1, n.v1, n.d1, ROW(o.s1_1, o.s1_2, o.s1_3) IS DISTINCT FROM ROW(n.s1_1, n.s1_2, n.s1_3))) AS x(c, k, v, d, moved) WHERE x.moved AND x.k IS NOT NULL AND x.d <> 0;
-        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        IF countercache.generation(clock_timestamp()) = 0 THEN
+        INSERT INTO countercache.delta_0 (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.cheapestLine */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, 1 AS d1, NULL::text AS v1, shop_line.order_id AS s1_1, (true) AS s1_2, shop_line.price AS s1_3, CASE WHEN /* @CounterCache on Order.value */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k2, -(coalesce(shop_line.price, 0) * 100)::bigint AS d2, NULL::text AS v2, shop_line.order_id AS s2_1, (true) AS s2_2, shop_line.price AS s2_3 FROM countercache_old AS shop_line) o, (SELECT CASE WHEN /* @CounterCache on Order.cheapestLine */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, 1 AS d1, NULL::text AS v1, shop_line.order_id AS s1_1, (true) AS s1_2, shop_line.price AS s1_3, CASE WHEN /* @CounterCache on Order.value */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k2, (coalesce(shop_line.price, 0) * 100)::bigint AS d2, NULL::text AS v2, shop_line.order_id AS s2_1, (true) AS s2_2, shop_line.price AS s2_3 FROM countercache_new AS shop_line) n,
             LATERAL (VALUES (67735581, o.k1, o.v1, o.d1, ROW(o.s1_1, o.s1_2, o.s1_3) IS DISTINCT FROM ROW(n.s1_1, n.s1_2, n.s1_3)), (67735581, n.k1, n.v1, n.d1, ROW(o.s1_1, o.s1_2, o.s1_3) IS DISTINCT FROM ROW(n.s1_1, n.s1_2, n.s1_3)), (416516304, o.k2, o.v2, o.d2, ROW(o.s2_1, o.s2_2, o.s2_3) IS DISTINCT FROM ROW(n.s2_1, n.s2_2, n.s2_3)), (416516304, n.k2, n.v2, n.d2, ROW(o.s2_1, o.s2_2, o.s2_3) IS DISTINCT FROM ROW(n.s2_1, n.s2_2, n.s2_3))) AS x(c, k, v, d, moved) WHERE x.moved AND x.k IS NOT NULL AND x.d <> 0) s;
+        ELSE
+        INSERT INTO countercache.delta_1 (counter_id, target_uuid, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.cheapestLine */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, 1 AS d1, NULL::text AS v1, shop_line.order_id AS s1_1, (true) AS s1_2, shop_line.price AS s1_3, CASE WHEN /* @CounterCache on Order.value */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k2, -(coalesce(shop_line.price, 0) * 100)::bigint AS d2, NULL::text AS v2, shop_line.order_id AS s2_1, (true) AS s2_2, shop_line.price AS s2_3 FROM countercache_old AS shop_line) o, (SELECT CASE WHEN /* @CounterCache on Order.cheapestLine */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, 1 AS d1, NULL::text AS v1, shop_line.order_id AS s1_1, (true) AS s1_2, shop_line.price AS s1_3, CASE WHEN /* @CounterCache on Order.value */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k2, (coalesce(shop_line.price, 0) * 100)::bigint AS d2, NULL::text AS v2, shop_line.order_id AS s2_1, (true) AS s2_2, shop_line.price AS s2_3 FROM countercache_new AS shop_line) n,
+            LATERAL (VALUES (67735581, o.k1, o.v1, o.d1, ROW(o.s1_1, o.s1_2, o.s1_3) IS DISTINCT FROM ROW(n.s1_1, n.s1_2, n.s1_3)), (67735581, n.k1, n.v1, n.d1, ROW(o.s1_1, o.s1_2, o.s1_3) IS DISTINCT FROM ROW(n.s1_1, n.s1_2, n.s1_3)), (416516304, o.k2, o.v2, o.d2, ROW(o.s2_1, o.s2_2, o.s2_3) IS DISTINCT FROM ROW(n.s2_1, n.s2_2, n.s2_3)), (416516304, n.k2, n.v2, n.d2, ROW(o.s2_1, o.s2_2, o.s2_3) IS DISTINCT FROM ROW(n.s2_1, n.s2_2, n.s2_3))) AS x(c, k, v, d, moved) WHERE x.moved AND x.k IS NOT NULL AND x.d <> 0) s;
+        END IF;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Order.total */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, -coalesce(shop_line.amount, 0)::numeric AS d1, NULL::text AS v1, shop_line.order_id AS s1_1, (true) AS s1_2, shop_line.amount AS s1_3 FROM countercache_old AS shop_line) o, (SELECT CASE WHEN /* @CounterCache on Order.total */ shop_line.order_id IS NOT NULL AND (true) THEN shop_line.order_id END AS k1, coalesce(shop_line.amount, 0)::numeric AS d1, NULL::text AS v1, shop_line.order_id AS s1_1, (true) AS s1_2, shop_line.amount AS s1_3 FROM countercache_new AS shop_line) n,
             LATERAL (VALUES (1200304570, o.k1, o.v1, o.d1, ROW(o.s1_1, o.s1_2, o.s1_3) IS DISTINCT FROM ROW(n.s1_1, n.s1_2, n.s1_3)), (1200304570, n.k1, n.v1, n.d1, ROW(o.s1_1, o.s1_2, o.s1_3) IS DISTINCT FROM ROW(n.s1_1, n.s1_2, n.s1_3))) AS x(c, k, v, d, moved) WHERE x.moved AND x.k IS NOT NULL AND x.d <> 0) p,
@@ -141,7 +203,8 @@ BEGIN
             UNION ALL
             SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0;
-        INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        IF countercache.generation(clock_timestamp()) = 0 THEN
+        INSERT INTO countercache.delta_0 (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
             UNION ALL
@@ -153,6 +216,20 @@ BEGIN
             UNION ALL
             SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
+        ELSE
+        INSERT INTO countercache.delta_1 (counter_id, target_uuid, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+            UNION ALL
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+            UNION ALL
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
+        END IF;
         INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT 1200304570 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
@@ -172,7 +249,8 @@ BEGIN
             UNION ALL
             SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0';
-        EXECUTE 'INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        IF countercache.generation(clock_timestamp()) = 0 THEN
+        EXECUTE 'INSERT INTO countercache.delta_0 (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
             UNION ALL
@@ -184,6 +262,20 @@ BEGIN
             UNION ALL
             SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
+        ELSE
+        EXECUTE 'INSERT INTO countercache.delta_1 (counter_id, target_uuid, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+            UNION ALL
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, (coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+            UNION ALL
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM countercache_old AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
+        END IF;
         EXECUTE 'INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT 1200304570 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, coalesce(shop_line.amount, 0)::numeric AS d FROM countercache_new AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
@@ -201,7 +293,8 @@ BEGIN
         SELECT 1066643295 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.amounts */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, shop_line.amount::text AS v, -1 AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true) AND shop_line.amount IS NOT NULL) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0';
-        EXECUTE 'INSERT INTO countercache.delta (counter_id, target_uuid, delta)
+        IF countercache.generation(clock_timestamp()) = 0 THEN
+        EXECUTE 'INSERT INTO countercache.delta_0 (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
@@ -209,6 +302,16 @@ BEGIN
         SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
+        ELSE
+        EXECUTE 'INSERT INTO countercache.delta_1 (counter_id, target_uuid, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT 67735581 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.cheapestLine */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, 1 AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 416516304 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Order.value */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -(coalesce(shop_line.price, 0) * 100)::bigint AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s';
+        END IF;
         EXECUTE 'INSERT INTO countercache.delta_unlogged (counter_id, target_uuid, delta)
         SELECT s.c, s.k, s.d FROM (SELECT p.c, p.k, p.v, q.d FROM (SELECT 1200304570 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Order.total */ s.f AS k, s.v, s.d FROM (SELECT shop_line.order_id AS f, NULL::text AS v, -coalesce(shop_line.amount, 0)::numeric AS d FROM public.shop_line AS shop_line WHERE shop_line.order_id IS NOT NULL AND (true)) s

@@ -13,7 +13,8 @@ BEGIN
         'change the key or the link of a middle row, or delete it, in a READ COMMITTED transaction');
     IF TG_OP = 'UPDATE' THEN
         PERFORM FROM public.product v WHERE v.id = OLD.id FOR UPDATE OF v;
-        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        IF countercache.generation(clock_timestamp()) = 0 THEN
+        INSERT INTO countercache.delta_0 (counter_id, target_id, delta)
         SELECT s.c, s.k, s.d FROM (SELECT 2019686914 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Shop.approvedReviews */ NEW.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM (SELECT * FROM public.review WHERE product_id = NEW.id) AS review WHERE review.product_id IS NOT NULL AND (approved)) s WHERE NEW.shop_id IS NOT NULL
             UNION ALL
@@ -25,9 +26,24 @@ BEGIN
             UNION ALL
             SELECT /* @CounterCache on Shop.stars */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (true)) s WHERE OLD.shop_id IS NOT NULL
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
+        ELSE
+        INSERT INTO countercache.delta_1 (counter_id, target_id, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT 2019686914 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.approvedReviews */ NEW.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM (SELECT * FROM public.review WHERE product_id = NEW.id) AS review WHERE review.product_id IS NOT NULL AND (approved)) s WHERE NEW.shop_id IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Shop.approvedReviews */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (approved)) s WHERE OLD.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 592141636 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.stars */ NEW.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = NEW.id) AS review WHERE review.product_id IS NOT NULL AND (true)) s WHERE NEW.shop_id IS NOT NULL
+            UNION ALL
+            SELECT /* @CounterCache on Shop.stars */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (true)) s WHERE OLD.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
+        END IF;
         RETURN NEW;
     END IF;
-        INSERT INTO countercache.delta (counter_id, target_id, delta)
+        IF countercache.generation(clock_timestamp()) = 0 THEN
+        INSERT INTO countercache.delta_0 (counter_id, target_id, delta)
         SELECT s.c, s.k, s.d FROM (SELECT 2019686914 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Shop.approvedReviews */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (approved)) s WHERE OLD.shop_id IS NOT NULL
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
@@ -35,6 +51,16 @@ BEGIN
         SELECT 592141636 AS c, x.k, x.v, sum(x.d) AS d FROM (
             SELECT /* @CounterCache on Shop.stars */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (true)) s WHERE OLD.shop_id IS NOT NULL
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
+        ELSE
+        INSERT INTO countercache.delta_1 (counter_id, target_id, delta)
+        SELECT s.c, s.k, s.d FROM (SELECT 2019686914 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.approvedReviews */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (approved)) s WHERE OLD.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
+        UNION ALL
+        SELECT 592141636 AS c, x.k, x.v, sum(x.d) AS d FROM (
+            SELECT /* @CounterCache on Shop.stars */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (true)) s WHERE OLD.shop_id IS NOT NULL
+        ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
+        END IF;
     RETURN OLD;
 END
 $function$

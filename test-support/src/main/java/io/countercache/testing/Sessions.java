@@ -137,6 +137,11 @@ public final class Sessions implements AutoCloseable {
             return Long.parseLong(run(sql).get(0).get(0));
         }
 
+        /** The session's backend process id. */
+        public int pid() {
+            return pid;
+        }
+
         public String name() {
             return name;
         }
