@@ -27,7 +27,8 @@ import java.util.function.LongPredicate;
  * without lanes that no other round overlaps claims alone, deleting what it claims without locking each row first;
  * rounds that overlap claim with {@code FOR UPDATE SKIP LOCKED}, and wait only for a round claiming alone to commit.
  * Each round is one transaction: if it fails, or its connection dies, it rolls back and its deltas are back in the
- * queue.
+ * queue. Before each round, in a transaction of its own, {@code countercache.take_generation()} folds the generation
+ * of the queue that writers have left into the queue and truncates it, so that rounds claim sums, not deltas.
  * Workers that share a queue apply disjoint targets, instead of handing back rows another round holds, when each is
  * given {@link Builder#lanes} equal to their number (a gain in speed is not shown yet: see the README).
  *

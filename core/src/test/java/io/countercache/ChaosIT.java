@@ -53,9 +53,9 @@ class ChaosIT {
             + " string_agg(l.relation::regclass::text, ', ') FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'tuple'),"
             + " 'no table') || ' held by: ' || left(b.query, 200)"
             + " FROM pg_stat_activity a JOIN pg_stat_activity b ON b.pid = ANY (pg_blocking_pids(a.pid))"
-            + " WHERE a.datname = current_database() AND a.query LIKE '%rollup_report%'"
+            + " WHERE a.datname = current_database() AND (a.query LIKE '%rollup_report%' OR a.query LIKE '%take_generation%')"
             + " AND a.wait_event_type = 'Lock' AND a.wait_event <> 'extend' AND a.pid <> pg_backend_pid()"
-            + " AND b.query NOT LIKE '%rollup_report%'"
+            + " AND b.query NOT LIKE '%rollup_report%' AND b.query NOT LIKE '%take_generation%'"
             // the one wait allowed: a round recomputing a min or max reads its source, which a TRUNCATE holds ACCESS
             // EXCLUSIVE for the moment it runs (bounded by the round's lock_timeout, as any DDL on a table it reads)
             + " AND NOT (a.wait_event = 'relation' AND b.query LIKE 'TRUNCATE%')";

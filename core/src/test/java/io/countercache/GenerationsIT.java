@@ -15,10 +15,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The queue's generations (docs/architecture.md, "Rollup", Generations): a round that holds the generation writers
- * have left takes it whole and truncates it; one it cannot lock at once it claims by rows; readers of stored + pending
- * see a round that truncated a generation either whole or not at all. Each test waits for the clock to turn so that
- * the rows it wrote are in the generation a round may take, and ends with every counter equal to its recount.
+ * The queue's generations (docs/architecture.md, "Rollup", Generations): take_generation, between rounds and in a
+ * transaction of its own, folds the generation writers have left back into the queue and truncates it; one it cannot
+ * lock at once, or whose deltas do not fold, it leaves to rounds, which claim it by rows; readers of stored + pending
+ * see a take either whole or not at all, and never wait for a round. Each test waits for the clock to turn so that the
+ * rows it wrote are in the generation a take may fold, and ends with every counter equal to its recount.
  */
 class GenerationsIT {
 
@@ -42,6 +43,13 @@ class GenerationsIT {
         return "INSERT INTO blog_comment (creator_id, article_id, publish_status, likes) SELECT 1, " + article
                 + ", 'public', 2 FROM generate_series(1, " + n + ")";
     }
+
+    /** n statements of one comment each: a statement's capture folds its own deltas, a take folds the statements'. */
+    private static String statements(long article, int n) {
+        return String.join("; ", java.util.Collections.nCopies(n, comments(article, 1)));
+    }
+
+    private static final String TAKE = "SELECT coalesce(sum(consumed), 0) FROM countercache.take_generation()";
 
     private void assertExact() {
         assertThat(db.queryRows("SELECT counter_id, target_id, delta, error FROM countercache.dead_letter"))
@@ -78,43 +86,53 @@ class GenerationsIT {
     }
 
     /**
-     * A round takes the generation writers left whole: it truncates it (a new file) and applies every delta it held,
-     * and the sums of a target another transaction holds go back to the queue, after the truncate, in their place.
+     * A take folds the generation writers left into the queue (one sum per counter and target) and truncates it, and
+     * reports what the fold removed as consumed; it leaves a generation of more ids than max_rows alone. The round
+     * after it applies the sums, and those of a target another transaction holds go back to the queue.
      */
     @Test
-    void aRoundTakesTheGenerationWritersLeftWholeAndHandsBackBusySums() throws Exception {
-        db.execute(comments(1, 5) + "; " + comments(2, 3));
+    void aTakeFoldsTheGenerationWritersLeftIntoTheQueueAndRoundsApplyTheSums() throws Exception {
+        db.execute(statements(1, 8) + "; " + statements(2, 4));
         String generation = writtenGeneration();
         long before = file(generation);
+        long queued = db.queryLong("SELECT count(*) FROM countercache.delta");
         Session app = sessions.open("app"), rollup = sessions.open("rollup");
-        app.run("BEGIN; SELECT 1 FROM blog_article WHERE id = 2 FOR UPDATE");
         awaitLeft(generation);
-        rollup.run("SELECT countercache.rollup(100)");
+        assertThat(rollup.queryLong("SELECT count(*) FROM countercache.take_generation(3)")).as("max_rows 3").isZero();
+        assertThat(file(generation)).as("more ids than max_rows: left to rounds").isEqualTo(before);
+        long consumed = rollup.queryLong(TAKE);
         assertThat(file(generation)).as("the generation was truncated").isNotEqualTo(before);
-        assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE id = 1")).isEqualTo(5);
+        long sums = db.queryLong("SELECT count(*) FROM ONLY countercache.delta");
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.delta")).as("all of them in the queue itself")
+                .isEqualTo(sums).isLessThanOrEqualTo(queued / 4);
+        assertThat(consumed).as("consumed: what the fold removed from the queue").isEqualTo(queued - sums);
+        app.run("BEGIN; SELECT 1 FROM blog_article WHERE id = 2 FOR UPDATE");
+        rollup.run("SELECT countercache.rollup(100)");
+        assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE id = 1")).isEqualTo(8);
         assertThat(db.queryLong("SELECT count(*) FROM ONLY countercache.delta WHERE target_id = 2"))
                 .as("the busy article's sums, back in the queue").isPositive();
         app.run("COMMIT");
         assertExact();
-        assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE id = 2")).isEqualTo(3);
+        assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE id = 2")).isEqualTo(4);
     }
 
     /**
-     * A writer whose transaction wrote the generation and is still open keeps a round from taking it whole: the
-     * round does not wait for it (it claims by rows), and the writer's rows are counted once it commits. Without
-     * NOWAIT the round would wait for the writer.
+     * A writer whose transaction wrote the generation and is still open keeps a take from folding it: the take does
+     * not wait for it, nor does the round after it (it claims by rows), and the writer's rows are counted once it
+     * commits. Without NOWAIT the take would wait for the writer.
      */
     @Test
-    void aWriterStillOpenInTheGenerationKeepsItFromBeingTakenAndTheRoundDoesNotWait() throws Exception {
+    void aWriterStillOpenInTheGenerationKeepsATakeFromFoldingItAndNobodyWaits() throws Exception {
         Session writer = sessions.open("writer"), rollup = sessions.open("rollup");
-        // a committed row and the open writer's in one generation: both early in one second
+        // committed rows and the open writer's in one generation: all early in one second
         awaitLeft(db.queryRows("SELECT 'delta_' || (1 - countercache.generation(clock_timestamp()))").get(0).get(0));
-        db.execute(comments(2, 1));
+        db.execute(statements(2, 8));
         writer.run("BEGIN; " + comments(1, 4));
         assertThat(writer.queryLong("SELECT count(DISTINCT tableoid) FROM countercache.delta")).isEqualTo(1);
         String generation = writtenGeneration();
         long before = file(generation);
         awaitLeft(generation);
+        assertThat(rollup.queryLong(TAKE)).isZero();
         rollup.run("SELECT countercache.rollup(100)");
         assertThat(file(generation)).as("not truncated while the writer is open").isEqualTo(before);
         writer.run("COMMIT");
@@ -123,57 +141,83 @@ class GenerationsIT {
     }
 
     /**
-     * A reader that starts while a round holds a generation it has truncated waits for the round's commit, and then
-     * sees the round's sums in the column. exact() is VOLATILE so that its statement takes its snapshot after it has
-     * locked the generation; STABLE, it read the snapshot of the statement that called it, older than the round, and
-     * so the column without the round's sums and the generation already empty: 0 instead of 3.
+     * A reader that starts while a take holds a generation it has truncated waits for the take's commit, and then
+     * sees the take's sums in the queue. exact() is VOLATILE so that its statement takes its snapshot after it has
+     * locked the generation; STABLE, it read the snapshot of the statement that called it, older than the take, and
+     * so the generation already empty and the queue without the sums: 0 instead of 4.
      */
     @Test
-    void aReaderThatWaitedForARoundSeesTheSumsTheRoundMovedOutOfTheGeneration() throws Exception {
-        db.execute(comments(1, 3));
+    void aReaderThatWaitedForATakeSeesTheSumsItMovedOutOfTheGeneration() throws Exception {
+        db.execute(statements(1, 4));
         String generation = writtenGeneration();
         long before = file(generation);
         Session rollup = sessions.open("rollup"), reader = sessions.open("reader");
         awaitLeft(generation);
-        rollup.run("BEGIN; SELECT countercache.rollup(100)");
+        rollup.run("BEGIN; " + TAKE);
         assertThat(rollup.queryLong("SELECT pg_relation_filenode('" + generation + "'::regclass)"))
-                .as("truncated by the open round").isNotEqualTo(before);
+                .as("truncated by the open take").isNotEqualTo(before);
         Step read = reader.start("SELECT value::bigint FROM countercache.exact(" + BlogSchema.ARTICLE_COMMENTS.id()
                 + ", ARRAY[1]::bigint[])");
         sessions.awaitWaiting(reader);
         rollup.run("COMMIT");
-        assertThat(read.await().get(0).get(0)).as("exact, once the round committed").isEqualTo("3");
+        assertThat(read.await().get(0).get(0)).as("exact, once the take committed").isEqualTo("4");
         assertExact();
     }
 
     /**
-     * A round beside a lone round that holds a generation whole waits for it on the claim row, as beside any lone
-     * round, and then claims: its check of whether the queue is empty does not wait for the generation's lock (it
-     * failed with the round's 200 ms lock timeout when it did).
+     * A round in progress, however long, keeps no reader of the queue waiting: queue_state() and exact() read at
+     * once, and exact() counts the round's deltas as pending until it commits. A round that held a generation whole
+     * while it applied (as rounds once did) kept them waiting for as long as it ran: a worker's metrics() hung
+     * behind a round stalled mid-batch.
      */
     @Test
-    void aRoundBesideARoundHoldingAGenerationWaitsForItThenClaims() throws Exception {
-        db.execute(comments(1, 3));
+    void aRoundInProgressKeepsNoReaderOfTheQueueWaiting() throws Exception {
+        db.execute(statements(1, 8));
+        String generation = writtenGeneration();
+        Session rollup = sessions.open("rollup"), reader = sessions.open("reader");
+        awaitLeft(generation);
+        long before = file(generation);
+        long depth = reader.queryLong("SELECT depth FROM countercache.queue_state()");
+        rollup.run(TAKE);
+        assertThat(file(generation)).as("taken").isNotEqualTo(before);
+        rollup.run("BEGIN; SELECT countercache.rollup(100)");
+        assertThat(rollup.queryLong("SELECT total_comments FROM blog_article WHERE id = 1")).as("in the round").isEqualTo(8);
+        assertThat(reader.queryLong("SELECT depth FROM countercache.queue_state()")).as("the sums, still pending")
+                .isPositive().isLessThan(depth);
+        assertThat(exact(reader, 1)).as("exact, beside the round").isEqualTo(8);
+        rollup.run("COMMIT");
+        assertThat(exact(reader, 1)).as("exact, after the round").isEqualTo(8);
+        assertExact();
+    }
+
+    /**
+     * A round beside a take waits for it on the claim row, as beside a round claiming alone, and then claims: its
+     * check of whether the queue is empty does not wait for the generation's lock (it failed with the round's 200 ms
+     * lock timeout when it did).
+     */
+    @Test
+    void aRoundBesideATakeWaitsForItThenClaims() throws Exception {
+        db.execute(statements(1, 4));
         String generation = writtenGeneration();
         long before = file(generation);
-        Session lone = sessions.open("lone"), beside = sessions.open("beside");
+        Session take = sessions.open("take"), beside = sessions.open("beside");
         awaitLeft(generation);
-        lone.run("BEGIN; SELECT countercache.rollup(100)");
-        assertThat(lone.queryLong("SELECT pg_relation_filenode('" + generation + "'::regclass)"))
-                .as("truncated by the open round").isNotEqualTo(before);
+        take.run("BEGIN; " + TAKE);
+        assertThat(take.queryLong("SELECT pg_relation_filenode('" + generation + "'::regclass)"))
+                .as("truncated by the open take").isNotEqualTo(before);
         db.execute(comments(2, 2));
         Step late = beside.start("SELECT countercache.rollup(100)");
         sessions.awaitWaiting(beside);
         Thread.sleep(400);   // longer than a round's lock timeout
-        lone.run("COMMIT");
-        assertThat(Long.parseLong(late.await().get(0).get(0))).as("deltas the second round applied").isPositive();
+        take.run("COMMIT");
+        assertThat(Long.parseLong(late.await().get(0).get(0))).as("deltas the round applied").isPositive();
         assertExact();
     }
 
     /**
      * A round that waits for a lone round's commit holds no lock on a generation meanwhile: a lock on it would keep the
-     * lone round, or the next, from taking the generation whole (two workers drained 1,000,000 deltas at 135,000/s
-     * against one worker's 1,000,000/s when the waiting round held its look at the queue).
+     * next take from folding it (two workers drained 1,000,000 deltas at 135,000/s against one worker's 1,000,000/s
+     * when the waiting round held its look at the queue).
      */
     @Test
     void aRoundWaitingForALoneRoundHoldsNoLockOnTheGenerations() throws Exception {
@@ -191,60 +235,36 @@ class GenerationsIT {
     }
 
     /**
-     * A REPEATABLE READ transaction whose snapshot is older than a round that truncated a generation cannot read
+     * A REPEATABLE READ transaction whose snapshot is older than a take that truncated a generation cannot read
      * stored + pending right (TRUNCATE is not MVCC-safe): exact() and drift() fail with a serialization failure,
-     * which such transactions retry; without the check exact() returned 0 where 2 was right.
+     * which such transactions retry; without the check exact() returned 0 where 4 was right.
      */
     @Test
     void aRepeatableReadSnapshotOlderThanATruncatedGenerationIsToldToRetry() throws Exception {
-        db.execute(comments(1, 2));
+        db.execute(statements(1, 4));
         String generation = writtenGeneration();
         Session reader = sessions.open("reader"), rollup = sessions.open("rollup");
         reader.run("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM blog_article");
         awaitLeft(generation);
         long before = file(generation);
-        rollup.run("SELECT countercache.rollup(100)");
+        rollup.run(TAKE);
         assertThat(file(generation)).as("truncated").isNotEqualTo(before);
         assertThatThrownBy(() -> exact(reader, 1)).isInstanceOf(SQLException.class)
                 .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("40001"))
                 .hasMessageContaining("countercache.exact read the queue after a rollup round changed it");
         reader.run("ROLLBACK; BEGIN ISOLATION LEVEL REPEATABLE READ");
-        assertThat(exact(reader, 1)).as("in a snapshot taken after the round").isEqualTo(2);
+        assertThat(exact(reader, 1)).as("in a snapshot taken after the take").isEqualTo(4);
         reader.run("COMMIT");
         assertExact();
     }
 
     /**
-     * A generation that folds into more sums than the round may apply, where 4 deltas or more fold into a sum, is
-     * taken whole all the same: the round applies the oldest sums and puts the others back in the queue, folded.
+     * A generation whose deltas do not fold (fewer than 4 to a sum) is left to rounds, which claim it by rows, and the
+     * session remembers it, so as not to fold it again, until more deltas have been queued since than it held: then
+     * the next take folds it.
      */
     @Test
-    void aGenerationOfMoreSumsThanARoundMayApplyIsTakenWholeWhereItsDeltasFold() throws Exception {
-        // one statement a comment: a statement's capture folds its own deltas already
-        db.execute(String.join("; ", java.util.Collections.nCopies(8, comments(1, 1) + "; " + comments(2, 1) + "; "
-                + comments(3, 1))));
-        String generation = writtenGeneration();
-        long before = file(generation);
-        long queued = db.queryLong("SELECT count(*) FROM countercache.delta");
-        Session rollup = sessions.open("rollup");
-        awaitLeft(generation);
-        long depth = db.queryLong("SELECT depth FROM countercache.queue_state()");
-        long consumed = rollup.queryLong("SELECT countercache.rollup(2)");
-        assertThat(file(generation)).as("truncated").isNotEqualTo(before);
-        assertThat(consumed).as("consumed: what left the queues, the folds of the sums put back included")
-                .isEqualTo(depth - db.queryLong("SELECT depth FROM countercache.queue_state()"));
-        long left = db.queryLong("SELECT count(*) FROM ONLY countercache.delta");
-        assertThat(left).as("the sums left, back in the queue").isPositive().isLessThan(queued / 4);
-        assertThat(db.queryLong("SELECT count(*) FROM countercache.delta")).isEqualTo(left);
-        assertExact();
-    }
-
-    /**
-     * A generation that folds into more sums than the round may apply, fewer than 4 deltas to a sum, is claimed by
-     * rows (max_deltas of them), not truncated; the rest waits for later rounds.
-     */
-    @Test
-    void aGenerationOfMoreSumsThanARoundMayApplyIsClaimedByRows() throws Exception {
+    void aGenerationWhoseDeltasDoNotFoldIsLeftToRoundsUntilMoreArrive() throws Exception {
         db.execute(comments(1, 1).replace("SELECT 1, 1,", "SELECT 1, a.id,").replace("FROM generate_series(1, 1)",
                 "FROM blog_article a"));
         String generation = writtenGeneration();
@@ -252,17 +272,19 @@ class GenerationsIT {
         long queued = db.queryLong("SELECT count(*) FROM countercache.delta");
         Session rollup = sessions.open("rollup");
         awaitLeft(generation);
-        rollup.run("SELECT countercache.rollup(2)");
+        assertThat(rollup.queryLong(TAKE)).isZero();
         assertThat(file(generation)).as("not truncated").isEqualTo(before);
-        assertThat(db.queryLong("SELECT count(*) FROM countercache.delta")).isEqualTo(queued - 2);
-        // the session remembers it, until rounds have claimed it down to 2 rows: then it is taken whole
-        while (db.queryLong("SELECT count(*) FROM ONLY " + generation) > 2) {
-            rollup.run("SELECT countercache.rollup(2)");
-        }
-        assertThat(file(generation)).as("not truncated while it held more than 2 rows").isEqualTo(before);
-        awaitLeft(generation);
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.delta")).as("nothing moved").isEqualTo(queued);
         rollup.run("SELECT countercache.rollup(2)");
-        assertThat(file(generation)).as("truncated once it held 2 rows at most").isNotEqualTo(before);
+        assertThat(db.queryLong("SELECT count(*) FROM countercache.delta")).isEqualTo(queued - 2);
+        // the writers come back to the generation: more deltas than it held, which fold
+        String writing = generation.endsWith("0") ? "delta_1" : "delta_0";
+        awaitLeft(writing);
+        db.execute(statements(1, 2 * (int) queued));
+        assertThat(writtenGeneration()).isEqualTo(generation);
+        awaitLeft(generation);
+        assertThat(rollup.queryLong(TAKE)).isPositive();
+        assertThat(file(generation)).as("truncated once more deltas arrived").isNotEqualTo(before);
         assertExact();
     }
 }

@@ -388,12 +388,12 @@ CREATE TABLE countercache.distinct_claim (
 INSERT INTO countercache.distinct_claim DEFAULT VALUES;
 $upgrade$);
 SELECT countercache.upgrade(15, $upgrade$
--- Version 15: the two generations of the queue (see "Generations" in rollup_report). Writers' deltas of queue
+-- Version 15: the two generations of the queue (see take_generation). Writers' deltas of queue
 -- counters go to the generation the clock names (countercache.generation), never to the queue itself, which keeps
 -- what the library puts back (busy sums, orphans, slot amounts, recount corrections). A generation inherits the
--- queue, so every reader of countercache.delta reads it too; its ids come from the queue's sequence. A round that
--- holds a generation whole (ACCESS EXCLUSIVE, taken NOWAIT) reads it and truncates it, instead of deleting its rows
--- one by one.
+-- queue, so every reader of countercache.delta reads it too; its ids come from the queue's sequence. take_generation,
+-- holding a generation whole (ACCESS EXCLUSIVE, taken NOWAIT), folds it into the queue and truncates it, instead of
+-- rounds deleting its rows one by one.
 CREATE TABLE countercache.delta_0 () INHERITS (countercache.delta);
 CREATE TABLE countercache.delta_1 () INHERITS (countercache.delta);
 ALTER TABLE countercache.delta_0
@@ -402,7 +402,7 @@ ALTER TABLE countercache.delta_0
 ALTER TABLE countercache.delta_1
     ALTER COLUMN id SET DEFAULT pg_catalog.nextval('countercache.delta_id_seq'::pg_catalog.regclass),
     ADD PRIMARY KEY (id);
--- A round takes a generation whole only when it can lock it at once, and an autovacuum of it holds it meanwhile (and,
+-- A take holds a generation only when it can lock it at once, and an autovacuum of it holds it meanwhile (and,
 -- never waited for, is never cancelled): no vacuum for inserts alone, nor analyze, which a table truncated every other
 -- second does not need; the rows claims by rows delete still get vacuumed, without delay.
 ALTER TABLE countercache.delta_0 SET (autovacuum_vacuum_insert_threshold = -1, autovacuum_analyze_threshold = 2000000000,
@@ -499,8 +499,8 @@ BEGIN
 END
 $fn$;
 
--- The generation of the queue that a writer's deltas go to at a time: the parity of the second (see Generations in
--- rollup_report). The capture of every statement calls it, so it has no SET clause and is inlined, as lane_of; its
+-- The generation of the queue that a writer's deltas go to at a time: the parity of the second (see
+-- take_generation). The capture of every statement calls it, so it has no SET clause and is inlined, as lane_of; its
 -- body is SQL-standard and names each object with pg_catalog.
 CREATE OR REPLACE FUNCTION countercache.generation(at timestamptz)
 RETURNS bigint
@@ -508,8 +508,8 @@ LANGUAGE sql STABLE PARALLEL SAFE
 RETURN CAST(pg_catalog.floor(pg_catalog.date_part('epoch', at)) AS bigint) OPERATOR(pg_catalog.%) 2;
 
 -- Under REPEATABLE READ or SERIALIZABLE, fails with a serialization failure (40001, which such transactions retry)
--- when a round has truncated a generation of the queue since the transaction's snapshot: the snapshot sees the
--- counter columns without that round's sums, and the truncated generation without its deltas (TRUNCATE is not
+-- when take_generation has truncated a generation of the queue since the transaction's snapshot: the snapshot sees
+-- the queue without the take's sums, and the truncated generation without its deltas (TRUNCATE is not
 -- MVCC-safe), so a read of stored + pending would come out short. Called after the read, whose lock on the
 -- generations keeps them from being truncated until the transaction ends. The snapshot's pg_class row names the
 -- generation's file before the truncate; the catalog cache names the file now.
@@ -1699,7 +1699,7 @@ BEGIN
                 || countercache.statement_sql(queued, dynamic) || E'        ELSE\n'
                 || countercache.statement_sql(stmt, dynamic) || E'        END IF;\n';
         ELSIF g.strategy = 'queue' THEN
-            -- into the generation the clock names (see Generations in rollup_report): one static INSERT for each
+            -- into the generation the clock names (see take_generation): one static INSERT for each
             out := out || E'        IF countercache.generation(clock_timestamp()) = 0 THEN\n'
                 || countercache.statement_sql(replace(stmt, 'INTO countercache.delta ', 'INTO countercache.delta_0 '),
                                               dynamic)
@@ -3665,25 +3665,10 @@ $fn$;
 -- that has written already, whose rows a lone round of the same application could be waiting for, does not wait: it
 -- claims nothing this time. A row lock, not an advisory lock, which any role could take and so stop every claim
 -- (HostileIT).
--- Generations. Writers put the deltas of queue counters in one of two generations of the queue (delta_0 and
--- delta_1, tables that inherit it), the one the clock names (generation(clock_timestamp()), the parity of the second),
--- so that at any moment one of them is left alone. A round claiming alone, in READ COMMITTED, at least 0.1 s past a
--- turn of the clock, tries to lock the generation writers have left ACCESS EXCLUSIVE NOWAIT, never waiting. Holding
--- it, no other transaction holds any lock on it, so every transaction that wrote, locked or deleted a row of it has
--- ended, and the next statement's snapshot (taken after the lock) sees every row it holds, none in flight; no row can
--- arrive or go until the round commits. So the round reads it whole (a sequential scan, no row locks, no deletes),
--- folds it, truncates it and applies the sums, and the truncate and the sums commit or roll back together. It is the
--- same as claiming every row of it. When the lock is not free (a writer still open since the turn, a reader, a dump),
--- or the generation folds into more than max_deltas sums and fewer than 4 deltas to a sum (the try rolls back to its
--- savepoint, and the session remembers the generation's file so as not to fold it again until it is truncated or
--- holds max_deltas rows at most), the round claims by rows as
--- before, and every other claimer always does. Where its deltas fold, a generation of more sums than max_deltas is
--- taken whole all the same: the oldest max_deltas sums are applied, and the others go back to the queue, folded,
--- under their first ids, as a busy row's sums do. The clock decides only where deltas land, never whether they are counted: a
--- writer that reaches the generation a round holds waits for its commit (a writer read the clock 0.1 s before), and
--- its rows wait for a later round. TRUNCATE is not MVCC-safe, so readers of stored + pending read in READ COMMITTED,
--- in one statement that locks the queue before it takes its snapshot (exact, drift: VOLATILE), or are told to retry
--- (require_generations_seen).
+-- Generations: writers put the deltas of queue counters in one of two generations of the queue, and
+-- take_generation (called between rounds, in a transaction of its own) moves a generation writers have left back
+-- into the queue folded, and truncates it. A round claims the queue and both generations by rows, as above, and
+-- never holds a generation whole: a reader of the queue waits for no round (see take_generation).
 -- Each target table gets ONE statement for all of its counters, which first locks the rows with FOR NO KEY UPDATE
 -- SKIP LOCKED:
 --   * A row another transaction holds is not waited for: its claimed sums go back to the queue under their first
@@ -3761,18 +3746,108 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE WHEN lane IS NULL OR countercache.lane_of(target_id, target_uuid, lanes) OPERATOR(pg_catalog.=) lane
             THEN true ELSE false END;
 
--- Whether a generation of the queue holds at most n rows (it reads n + 1 at most, by the id index, as claims do).
-CREATE OR REPLACE FUNCTION countercache.rows_at_most(generation name, n integer)
-RETURNS boolean
+-- Takes the generation of the queue that writers have left whole, and moves it back into the queue folded: one sum
+-- per counter and key, under the group's first id and first enqueue time (a sum that is no bigint stays as its
+-- deltas), then truncates it. Returns, per counter, the deltas the fold removed from the queue (a sum counts as one
+-- when a round applies it, so a worker's consumed deltas add up to those queued). It is called between rounds, in a
+-- transaction of its own (a worker, the CLI's drain): a round that applied in the same transaction would hold the
+-- generation, and so keep every reader of the queue waiting, for as long as its updates of target rows take.
+-- Writers put the deltas of queue counters in one of two generations (delta_0 and delta_1, tables that inherit the
+-- queue), the one the clock names (generation(clock_timestamp()), the parity of the second), so that at any moment one
+-- of them is left alone. The take acts only in READ COMMITTED, at least 0.1 s past a turn of the clock, when no round
+-- claims alone (it locks the queues' claim row FOR UPDATE SKIP LOCKED, as a lone round does: rounds that overlap it
+-- wait for it on that row) and when it can lock the left generation ACCESS EXCLUSIVE NOWAIT, never waiting. Holding
+-- that lock, no other transaction holds any lock on the generation, so every transaction that wrote, locked or
+-- deleted a row of it has ended, and the next statement's snapshot (taken after the lock) sees every row it holds,
+-- none in flight; none can arrive or go until the take commits. So the fold of its rows, the sums' insert into the
+-- queue and the truncate are the same as claiming every row and putting back every sum, and they commit or roll back
+-- together. The clock decides only where deltas land, never whether they are counted: a writer that reaches a
+-- generation the take holds waits for its commit (the writer read the clock 0.1 s before); a take holds it for the
+-- fold of at most max_rows deltas (by the generation's range of ids), a fraction of a second. A generation that does not fold
+-- (fewer than 4 deltas to a sum) is left to rounds, which claim it by rows, and remembered by its file for this
+-- session (countercache.too_many_sums: file, highest id, rows), not to be folded again until it is truncated or more
+-- deltas have been queued since than it held. TRUNCATE is not MVCC-safe, so readers of stored + pending read in READ
+-- COMMITTED, in one statement that locks the queue before it takes its snapshot (exact, drift: VOLATILE), or are told
+-- to retry (require_generations_seen). They wait for a take, never for a round.
+CREATE OR REPLACE FUNCTION countercache.take_generation(max_rows integer DEFAULT 1000000)
+RETURNS TABLE (counter_id integer, consumed bigint)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $fn$
+#variable_conflict use_column
 DECLARE
-    found bigint;
+    at constant timestamptz := clock_timestamp();
+    whole constant name := 'delta_' || (1 - countercache.generation(at));
+    memo constant text[] := string_to_array(current_setting('countercache.too_many_sums', true), ':');
+    oldest bigint;
+    newest bigint;
+    file oid;
+    folds boolean;
+    held bigint;
+    report jsonb;
 BEGIN
-    EXECUTE format('SELECT count(*) FROM (SELECT FROM ONLY countercache.%I g ORDER BY g.id LIMIT $1) x', generation)
-       INTO found USING n::bigint + 1;
-    RETURN found <= n;
+    IF max_rows IS NULL OR max_rows < 1 THEN
+        RAISE EXCEPTION 'countercache.take_generation: max_rows must be at least 1, got %', max_rows
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF current_setting('transaction_isolation') <> 'read committed'
+       OR date_part('epoch', at) - floor(date_part('epoch', at)) < 0.1 THEN
+        RETURN;
+    END IF;
+    -- first, so that a take never waits for another one reading the generation's ids
+    PERFORM FROM countercache.queue_claim FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    -- by the id index, as claims read it: a scan of the heap from its start walks every row the claims by rows have
+    -- deleted until vacuum runs
+    EXECUTE format('SELECT (SELECT g.id FROM ONLY countercache.%1$I g ORDER BY g.id LIMIT 1),'
+                   ' (SELECT g.id FROM ONLY countercache.%1$I g ORDER BY g.id DESC LIMIT 1),'
+                   ' pg_relation_filenode(%2$L::regclass)', whole, 'countercache.' || whole)
+       INTO oldest, newest, file;
+    IF oldest IS NULL OR newest - oldest >= max_rows
+       OR (memo[1] = file::text AND newest - memo[2]::bigint <= memo[3]::bigint) THEN
+        RETURN;
+    END IF;
+    BEGIN
+        EXECUTE format('LOCK TABLE ONLY countercache.%I IN ACCESS EXCLUSIVE MODE NOWAIT', whole);
+        EXECUTE format($q$
+            WITH g AS MATERIALIZED (
+                SELECT min(c.id) AS id, c.counter_id, c.target_id, c.target_uuid, sum(c.delta) AS delta,
+                       min(c.enqueued_at) AS enqueued_at, count(*) AS n,
+                       sum(c.delta) BETWEEN -9223372036854775808 AND 9223372036854775807 AS fits
+                  FROM ONLY countercache.%1$I c GROUP BY c.counter_id, c.target_id, c.target_uuid
+            ), folds AS (
+                SELECT 4 * count(*) <= sum(g.n) AS yes, sum(g.n) AS held FROM g
+            ), put AS (
+                INSERT INTO countercache.delta (id, counter_id, target_id, target_uuid, delta, enqueued_at)
+                OVERRIDING SYSTEM VALUE
+                SELECT g.id, g.counter_id, g.target_id, g.target_uuid, g.delta::bigint, g.enqueued_at
+                  FROM g WHERE g.fits AND (SELECT f.yes FROM folds f)
+                UNION ALL   -- a sum that is no bigint: its deltas one by one
+                SELECT c.id, c.counter_id, c.target_id, c.target_uuid, c.delta, c.enqueued_at
+                  FROM g JOIN ONLY countercache.%1$I c ON c.counter_id = g.counter_id
+                   AND c.target_id IS NOT DISTINCT FROM g.target_id AND c.target_uuid IS NOT DISTINCT FROM g.target_uuid
+                 WHERE NOT g.fits AND (SELECT f.yes FROM folds f)
+            )
+            SELECT f.yes, f.held,
+                   (SELECT coalesce(jsonb_agg(jsonb_build_object('c', x.c, 'n', x.n)), '[]')
+                      FROM (SELECT g.counter_id AS c, sum(g.n - 1) AS n FROM g WHERE g.fits
+                             GROUP BY g.counter_id HAVING sum(g.n - 1) <> 0) x)
+              FROM folds f$q$, whole)
+           INTO folds, held, report;
+        IF NOT folds THEN
+            RAISE SQLSTATE 'CC002';
+        END IF;
+        EXECUTE format('TRUNCATE ONLY countercache.%I', whole);
+    EXCEPTION
+        WHEN lock_not_available OR object_in_use THEN
+            RETURN;
+        WHEN SQLSTATE 'CC002' THEN   -- rolled back, lock and all
+            PERFORM set_config('countercache.too_many_sums', concat_ws(':', file, newest, held), false);
+            RETURN;
+    END;
+    RETURN QUERY SELECT (r.value->>'c')::integer, (r.value->>'n')::bigint FROM jsonb_array_elements(report) r;
 END
 $fn$;
 
@@ -3827,18 +3902,11 @@ DECLARE
     held_uuids uuid[];
     hold text;   -- a table's locking statement (see Extremes), NULL for a table without a recomputed counter
     derived countercache.delta[] := '{}';
-    at timestamptz;
     idle boolean;        -- whether the queues are empty
-    whole name;          -- the generation this round holds whole (see Generations in the header), or NULL
-    found_rows boolean;
-    file oid;
-    newest bigint;       -- the generation's highest id
-    folded jsonb := '[]';  -- what the sums a round puts back fold, reported as consumed
-    memo text[];         -- countercache.too_many_sums: file, highest id, rows of the generation last found too big
     -- The fold of a claim: one sum per counter and key under the group's first id and first enqueued_at, with the
     -- number of queued rows it stands for (q: 1 for a row of a queue, 0 for a distinct counter's derived delta) and
     -- the group's last id; a sum that is no bigint stays as its deltas. %1$s: the claimed rows; %2$s: the CTEs
-    -- that claim them; %3$s: the order of the sums. c is not materialized: a copy of every claimed row took about 30 ms of a 100,000-delta
+    -- that claim them. c is not materialized: a copy of every claimed row took about 30 ms of a 100,000-delta
     -- claim; the join below reads it again only for a sum that is no bigint (its hash side is empty otherwise).
     fold constant text := $q$%2$sc AS NOT MATERIALIZED (
             %1$s
@@ -3858,7 +3926,7 @@ DECLARE
         )
         SELECT array_agg(f.id), array_agg(f.counter_id), array_agg(f.target_id), array_agg(f.target_uuid),
                array_agg(f.delta), array_agg(f.enqueued_at), array_agg(f.n), array_agg(f.last)
-          FROM (SELECT * FROM f%3$s) f$q$;
+          FROM f$q$;
 BEGIN
     IF max_deltas IS NULL OR max_deltas < 1 THEN
         RAISE EXCEPTION 'countercache.rollup_report: max_deltas must be at least 1, got %', max_deltas
@@ -3895,9 +3963,9 @@ BEGIN
     -- gone missing (a partial restore) orders nothing: rounds claim side by side.
     alone := false;
     BEGIN
-        -- a lone round that holds a generation whole holds the queue too: wait for it below, on the claim row. The
-        -- look rolls back, so that a round waiting for the claim row holds no lock on a generation, which would
-        -- keep a lone round from taking it whole
+        -- take_generation, while it holds a generation, holds the claim row too: wait for it below, on the claim
+        -- row. The look rolls back, so that a round waiting for the claim row holds no lock on a generation, which
+        -- would keep the next take from taking it
         LOCK TABLE countercache.delta IN ACCESS SHARE MODE NOWAIT;
         idle := NOT EXISTS (SELECT FROM countercache.delta) AND NOT EXISTS (SELECT FROM countercache.delta_unlogged);
         RAISE SQLSTATE 'CC003';
@@ -3959,104 +4027,37 @@ BEGIN
         -- no lane to claim in: claim nothing (lane -1 holds no target), but still apply fold_distinct's derived deltas
         lane := coalesce(lane, -1);
     END IF;
-    -- Generations: a round claiming alone, in READ COMMITTED, takes the generation that writers left at the last
-    -- turn of the clock (at least 0.1 s ago) whole, when it can lock it at once and it folds into at most max_deltas
-    -- sums, or more where 4 deltas or more fold into a sum (a generation that does neither is remembered, by its
-    -- file, for this session, and claimed by rows). See the header.
-    IF alone AND lanes = 1 AND current_setting('transaction_isolation') = 'read committed' THEN
-        at := clock_timestamp();
-        IF date_part('epoch', at) - floor(date_part('epoch', at)) >= 0.1 THEN
-            whole := 'delta_' || (1 - countercache.generation(at));
-            -- by the id index, as claims read it: a scan of the heap from its start walks every row the claims by
-            -- rows have deleted until vacuum runs (a drain at 1 delta per target went 20% slower so)
-            EXECUTE format('SELECT (SELECT g.id FROM ONLY countercache.%I g ORDER BY g.id LIMIT 1) IS NOT NULL,'
-                           ' pg_relation_filenode(%L::regclass),'
-                           ' (SELECT g.id FROM ONLY countercache.%1$I g ORDER BY g.id DESC LIMIT 1)',
-                           whole, 'countercache.' || whole)
-               INTO found_rows, file, newest;
-            -- a generation that held too many sums (file:newest id:rows, in too_many_sums) is tried again once it is
-            -- truncated (a new file), once rounds have claimed it by rows down to max_deltas rows, which cannot fold
-            -- into more sums than that, or once more deltas have been queued since than it held then (its rows are
-            -- mostly others now: a fill after a warm-up's found its generation remembered, and went by rows)
-            memo := string_to_array(current_setting('countercache.too_many_sums', true), ':');
-            IF found_rows AND (memo[1] IS DISTINCT FROM file::text
-                               OR newest - memo[2]::bigint > memo[3]::bigint
-                               OR countercache.rows_at_most(whole, max_deltas)) THEN
-                BEGIN
-                    EXECUTE format('LOCK TABLE ONLY countercache.%I IN ACCESS EXCLUSIVE MODE NOWAIT', whole);
-                    -- $5 the derived deltas
-                    EXECUTE format(fold, format('SELECT *, 1 AS q FROM ONLY countercache.%I', whole), 'WITH ',
-                                   ' ORDER BY f.id')
-                       INTO ids, cids, tids, tuuids, deltas, ats, ns, lasts
-                       USING NULL::integer[], NULL::integer, NULL::integer, NULL::integer, derived;
-                    IF cardinality(ids) > max_deltas THEN
-                        -- more sums than a round applies: where the deltas fold (4 or more to a sum), the oldest
-                        -- max_deltas sums are applied and the others go back to the queue, folded, under their
-                        -- first ids (as a busy row's do); else the generation is claimed by rows
-                        IF (SELECT sum(u.n) FROM unnest(ns) u(n)) < 4 * cardinality(ids) THEN
-                            RAISE SQLSTATE 'CC002';
-                        END IF;
-                        INSERT INTO countercache.delta (id, counter_id, target_id, target_uuid, delta, enqueued_at)
-                        OVERRIDING SYSTEM VALUE
-                        SELECT u.* FROM unnest(ids[max_deltas + 1:], cids[max_deltas + 1:], tids[max_deltas + 1:],
-                                               tuuids[max_deltas + 1:], deltas[max_deltas + 1:], ats[max_deltas + 1:]) u;
-                        -- the queue is shorter by what they fold: reported as consumed now, so that the deltas a
-                        -- worker reports applied add up to those that were queued (a sum counts as one when applied)
-                        SELECT coalesce(jsonb_agg(jsonb_build_object('c', x.c, 'n', x.n)), '[]') INTO folded
-                          FROM (SELECT u.c, sum(u.n - 1) AS n FROM unnest(cids[max_deltas + 1:], ns[max_deltas + 1:]) u(c, n)
-                                 GROUP BY u.c HAVING sum(u.n - 1) <> 0) x;
-                        ids := ids[:max_deltas]; cids := cids[:max_deltas]; tids := tids[:max_deltas];
-                        tuuids := tuuids[:max_deltas]; deltas := deltas[:max_deltas]; ats := ats[:max_deltas];
-                        ns := ns[:max_deltas]; lasts := lasts[:max_deltas];
-                    END IF;
-                    EXECUTE format('TRUNCATE ONLY countercache.%I', whole);
-                    report := report || folded;
-                EXCEPTION
-                    WHEN lock_not_available OR object_in_use THEN
-                        whole := NULL;
-                    WHEN SQLSTATE 'CC002' THEN
-                        whole := NULL;
-                        PERFORM set_config('countercache.too_many_sums',
-                                           concat_ws(':', file, newest, (SELECT sum(u.n) FROM unnest(ns) u(n))), false);
-                END;
-            ELSE
-                whole := NULL;
-            END IF;
-        END IF;
-    END IF;
     LOOP   -- passes: each claims past the counters of the tables given up so far
         given_up_before := cardinality(given_up);
-        IF whole IS NULL OR given_up_before > 0 THEN
-            -- $1 the counters given up, $2 the lanes, $3 the lane, $4 max_deltas, $5 the derived deltas. The oldest
-            -- rows of the queue and its generations (a ctid names a row within its table, hence picked's tableoid)
-            EXECUTE format(fold, $q$SELECT *, 1 AS q FROM claimed UNION ALL SELECT *, 1 FROM claimed_0
-                                    UNION ALL SELECT *, 1 FROM claimed_1 UNION ALL SELECT *, 1 FROM claimed_unlogged$q$,
-                           format($q$WITH picked AS MATERIALIZED (
-                SELECT p.tableoid AS t, p.ctid AS r FROM countercache.delta p WHERE p.counter_id <> ALL ($1)
-                   AND countercache.in_lane(p.target_id, p.target_uuid, $2, $3)
-                 ORDER BY p.id LIMIT $4%1$s
-            ), claimed AS (
-                DELETE FROM ONLY countercache.delta q
-                 WHERE q.ctid = ANY (ARRAY(SELECT k.r FROM picked k WHERE k.t = 'countercache.delta'::regclass))
-                RETURNING q.*
-            ), claimed_0 AS (
-                DELETE FROM ONLY countercache.delta_0 q
-                 WHERE q.ctid = ANY (ARRAY(SELECT k.r FROM picked k WHERE k.t = 'countercache.delta_0'::regclass))
-                RETURNING q.*
-            ), claimed_1 AS (
-                DELETE FROM ONLY countercache.delta_1 q
-                 WHERE q.ctid = ANY (ARRAY(SELECT k.r FROM picked k WHERE k.t = 'countercache.delta_1'::regclass))
-                RETURNING q.*
-            ), claimed_unlogged AS (
-                DELETE FROM countercache.delta_unlogged q
-                 WHERE q.ctid = ANY (ARRAY(SELECT p.ctid FROM countercache.delta_unlogged p WHERE p.counter_id <> ALL ($1)
-                                             AND countercache.in_lane(p.target_id, p.target_uuid, $2, $3)
-                                          ORDER BY p.id LIMIT $4%1$s))
-                RETURNING q.*
-            ), $q$, CASE WHEN alone THEN '' ELSE ' FOR UPDATE SKIP LOCKED' END), '')
-              INTO ids, cids, tids, tuuids, deltas, ats, ns, lasts
-              USING given_up, lanes, lane, CASE WHEN lane = -1 THEN 0 ELSE max_deltas END, derived;   -- no lane: no scan
-        END IF;
+        -- $1 the counters given up, $2 the lanes, $3 the lane, $4 max_deltas, $5 the derived deltas. The oldest
+        -- rows of the queue and its generations (a ctid names a row within its table, hence picked's tableoid)
+        EXECUTE format(fold, $q$SELECT *, 1 AS q FROM claimed UNION ALL SELECT *, 1 FROM claimed_0
+                                UNION ALL SELECT *, 1 FROM claimed_1 UNION ALL SELECT *, 1 FROM claimed_unlogged$q$,
+                       format($q$WITH picked AS MATERIALIZED (
+            SELECT p.tableoid AS t, p.ctid AS r FROM countercache.delta p WHERE p.counter_id <> ALL ($1)
+               AND countercache.in_lane(p.target_id, p.target_uuid, $2, $3)
+             ORDER BY p.id LIMIT $4%1$s
+        ), claimed AS (
+            DELETE FROM ONLY countercache.delta q
+             WHERE q.ctid = ANY (ARRAY(SELECT k.r FROM picked k WHERE k.t = 'countercache.delta'::regclass))
+            RETURNING q.*
+        ), claimed_0 AS (
+            DELETE FROM ONLY countercache.delta_0 q
+             WHERE q.ctid = ANY (ARRAY(SELECT k.r FROM picked k WHERE k.t = 'countercache.delta_0'::regclass))
+            RETURNING q.*
+        ), claimed_1 AS (
+            DELETE FROM ONLY countercache.delta_1 q
+             WHERE q.ctid = ANY (ARRAY(SELECT k.r FROM picked k WHERE k.t = 'countercache.delta_1'::regclass))
+            RETURNING q.*
+        ), claimed_unlogged AS (
+            DELETE FROM countercache.delta_unlogged q
+             WHERE q.ctid = ANY (ARRAY(SELECT p.ctid FROM countercache.delta_unlogged p WHERE p.counter_id <> ALL ($1)
+                                         AND countercache.in_lane(p.target_id, p.target_uuid, $2, $3)
+                                      ORDER BY p.id LIMIT $4%1$s))
+            RETURNING q.*
+        ), $q$, CASE WHEN alone THEN '' ELSE ' FOR UPDATE SKIP LOCKED' END))
+          INTO ids, cids, tids, tuuids, deltas, ats, ns, lasts
+          USING given_up, lanes, lane, CASE WHEN lane = -1 THEN 0 ELSE max_deltas END, derived;   -- no lane: no scan
         derived := '{}';   -- the first pass applies them, or puts them in the queue
 
         -- deltas of counters that are no longer installed are consumed without effect
@@ -4779,7 +4780,7 @@ $fn$;
 -- uuid keys), the column plus what is pending for it (and, for a counter counted level by level, for the rows beneath
 -- it: pending_through_sql), in the counter's own scale; for a min or max, its extreme read from the source by its
 -- index (as a number, see as_number; NULL when no row counts). One statement, so one snapshot, taken (VOLATILE) after
--- the statement has locked the queue, whose generation a round may hold while it applies and truncates it:
+-- the statement has locked the queue, whose generation take_generation may hold while it folds and truncates it:
 -- every committed rollup is seen either in the column or in what is pending, never in both and never in neither; in
 -- the caller's transaction it sees the caller's own writes. Keys of rows that do not exist are absent, except a
 -- bucket's: the rollup has yet to make its row.
@@ -4895,7 +4896,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'dccfa650237444ac' $fn$;
+AS $fn$ SELECT 'e46751c859028707' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4912,8 +4913,8 @@ GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint), countercache.di
 -- What a later release adds to a round goes to whoever may already run one, so that an upgrade does not stop a
 -- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
 -- form, lane_of and in_lane, which its claim calls even for one lane, and unwritten, which its applying statements
--- call); the queue's generations, which a round claims from, locks, reads and truncates, and the clock that names
--- them; the rows a round locks (queue_claim's, which orders the claims, a lane's, and distinct_claim's); the
+-- call); the queue's generations, which a round claims from and take_generation locks, reads and truncates, and
+-- the clock that names them; the rows a round locks (queue_claim's, which orders the claims, a lane's, and distinct_claim's); the
 -- check of row-level security a worker runs when it starts; the formulas of packed keys, which key_sql and
 -- batch_source_sql call for every counter; the copies of a counter per source table, which drift_sql asks for
 -- every counter; and the check that drift's snapshot saw every truncated generation.
@@ -4941,7 +4942,7 @@ BEGIN
             ('countercache.rollup_report(integer, boolean)',
              'SELECT, UPDATE, DELETE, TRUNCATE ON countercache.delta_0, countercache.delta_1'),
             ('countercache.rollup_report(integer, boolean)',
-             'EXECUTE ON FUNCTION countercache.generation(timestamptz), countercache.rows_at_most(name, integer)'),
+             'EXECUTE ON FUNCTION countercache.generation(timestamptz), countercache.take_generation(integer)'),
             ('countercache.drift(integer, integer)',
              'EXECUTE ON FUNCTION countercache.require_generations_seen(text)'))
             AS r(held, added)
@@ -5250,7 +5251,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Blog.totalComments', 'source table public.blog_article does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_article')) IS NULL;
-SELECT countercache.built_by('dccfa650237444ac');
+SELECT countercache.built_by('e46751c859028707');
 LOCK TABLE "public"."blog_article" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5301,7 +5302,7 @@ SELECT countercache.install_triggers('public', 'blog_article');
 SELECT countercache.fail('Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_comment')) IS NULL;
-SELECT countercache.built_by('dccfa650237444ac');
+SELECT countercache.built_by('e46751c859028707');
 LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5549,25 +5550,25 @@ SELECT countercache.install_triggers('public', 'blog_comment');
 
 -- changeset countercache:countercache-target-public.blog runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog: Blog.totalComments
-SELECT countercache.built_by('dccfa650237444ac');
+SELECT countercache.built_by('e46751c859028707');
 SELECT countercache.install_triggers('public', 'blog', ARRAY['public.blog.total_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article: Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments
-SELECT countercache.built_by('dccfa650237444ac');
+SELECT countercache.built_by('e46751c859028707');
 SELECT countercache.install_triggers('public', 'blog_article', ARRAY['public.blog_article.countercache_blog__total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article_day runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article_day: ArticleDay.publicComments
-SELECT countercache.built_by('dccfa650237444ac');
+SELECT countercache.built_by('e46751c859028707');
 SELECT countercache.install_triggers('public', 'blog_article_day', ARRAY['public.blog_article_day.public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article_day', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_user runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_user: User.totalPublicComments
-SELECT countercache.built_by('dccfa650237444ac');
+SELECT countercache.built_by('e46751c859028707');
 SELECT countercache.install_triggers('public', 'blog_user', ARRAY['public.blog_user.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_user', ARRAY[]::integer[]);
 

@@ -1,6 +1,7 @@
 package io.countercache.cli;
 
 import io.countercache.RollupWorker;
+import io.countercache.internal.Round;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -54,12 +55,14 @@ final class Drain implements Callable<Integer> {
      * wait (their target rows are held, or another round holds the queue for longer than a round waits for it: a
      * round then applies nothing, or only what was queued later, once it has applied as many as were queued), the
      * round is tried again a second later, {@link #PATIENCE} times more at most; then the drain stops and says so.
-     * The first round also moves the slots to the queue. Progress goes to standard error.
+     * The first round also moves the slots to the queue. Before each round, as a worker does, take_generation folds the
+     * generation writers have left into the queue. Progress goes to standard error.
      */
     static Drained drain(Connection c, int batchSize) throws Exception {
         long started = System.nanoTime(), total = 0, reported = started;
         boolean waiting = false;
-        try (PreparedStatement round = c.prepareStatement("SELECT countercache.rollup(?)");
+        try (PreparedStatement take = c.prepareStatement(Round.TAKE);
+             PreparedStatement round = c.prepareStatement("SELECT countercache.rollup(?)");
              PreparedStatement last = c.prepareStatement("SELECT coalesce(b.last_id, 0) FROM countercache.queue_bounds() b");
              PreparedStatement older = c.prepareStatement("SELECT coalesce(b.first_id OPERATOR(pg_catalog.<=) ?, false)"
                      + " FROM countercache.queue_bounds() b");
@@ -69,9 +72,13 @@ final class Drain implements Callable<Integer> {
             long owed = 0, since = 0;   // what was queued when the bound was read, and what rounds applied since
             for (int tries = 0; ; ) {
                 long n;
-                try (ResultSet rs = round.executeQuery()) {
+                try (ResultSet rs = take.executeQuery()) {   // in auto-commit: a transaction of its own
                     rs.next();
                     n = rs.getLong(1);
+                }
+                try (ResultSet rs = round.executeQuery()) {
+                    rs.next();
+                    n += rs.getLong(1);
                 }
                 total += n;
                 if (bound == null) {

@@ -20,7 +20,10 @@ import java.util.Map;
  * One rollup round of a worker: one transaction of {@code countercache.rollup_report}, and the listener protocol
  * around its commit. With a listener the round commits explicitly, and the listener hears which targets changed after
  * the rollup and before the commit (if it throws, the round rolls back), and again once the transaction has ended.
- * Without one the connection is in auto-commit. The statement in progress can be cancelled from another thread.
+ * Without one the connection is in auto-commit. Before it, in a transaction of its own, {@code take_generation} folds
+ * the generation of the queue that writers have left back into the queue and truncates it (a round that held it
+ * would keep readers of the queue waiting while it applies). The statement in progress can be cancelled from another
+ * thread.
  */
 public final class Round {
 
@@ -29,6 +32,7 @@ public final class Round {
             + " FROM countercache.rollup_report(?, ?) r";
     private static final String ROLLUP_IN_LANES = "SELECT r.counter_id, r.consumed, r.target_ids, r.target_uuids"
             + " FROM countercache.rollup_report(?, ?, ?) r";
+    public static final String TAKE = "SELECT coalesce(sum(t.consumed), 0) FROM countercache.take_generation() t";
     private static final String RECOUNT_STEP = "SELECT s.targets FROM countercache.recount_next(?) s";
     private static final String PRUNE = "SELECT countercache.prune_limit_usage(?), countercache.prune_slots(?),"
             + " countercache.prune_buckets(?)";
@@ -45,6 +49,7 @@ public final class Round {
     private final int lanes;
     private final RollupListener listener;
     private volatile PreparedStatement inFlight;
+    private long taken;   // what takes folded away since the last round that ended well: reported with the next one
     private long prunedAt = System.nanoTime() - PRUNE_EVERY_NANOS;
     private String lastWarning;
     private long lastWarningAt;
@@ -66,11 +71,51 @@ public final class Round {
         c.setAutoCommit(listener == null);
     }
 
-    /** Runs one round on a prepared connection and returns the deltas it consumed. */
+    /** Runs one round on a prepared connection and returns the deltas it consumed, a take's fold included. */
     public long run(Connection c) throws SQLException {
-        if (listener == null) {
-            return execute(c, null);
+        taken += take(c);
+        long consumed = listener == null ? execute(c, null) : listened(c);
+        consumed += taken;
+        taken = 0;
+        return consumed;
+    }
+
+    /** Runs take_generation and commits it; returns the deltas its fold removed from the queue. */
+    private long take(Connection c) throws SQLException {
+        long folded;
+        try (PreparedStatement ps = c.prepareStatement(TAKE)) {
+            inFlight = ps;
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                folded = rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            if (!c.getAutoCommit()) {
+                rollbackQuietly(c);
+            }
+            if (!"42883".equals(e.getSQLState())) {
+                throw e;
+            }
+            return 0;   // a schema older than version 15, until its upgrade: rounds claim by rows
+        } finally {
+            inFlight = null;
         }
+        if (!c.getAutoCommit()) {
+            c.commit();
+        }
+        return folded;
+    }
+
+    private static void rollbackQuietly(Connection c) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            // the connection is gone, and with it the transaction
+        }
+    }
+
+    /** A round whose listener hears its targets before the commit and again once it has ended. */
+    private long listened(Connection c) throws SQLException {
         Map<Integer, List<Object>> touched = new HashMap<>();
         RollupListener.AfterRound after = null;
         boolean committed = false;
@@ -84,11 +129,7 @@ public final class Round {
             return consumed;
         } finally {
             if (!committed) {
-                try {
-                    c.rollback();
-                } catch (SQLException e) {
-                    // the connection is gone, and with it the transaction
-                }
+                rollbackQuietly(c);
             }
             if (after != null) {
                 try {

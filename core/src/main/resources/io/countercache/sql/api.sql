@@ -35,7 +35,7 @@ $fn$;
 -- uuid keys), the column plus what is pending for it (and, for a counter counted level by level, for the rows beneath
 -- it: pending_through_sql), in the counter's own scale; for a min or max, its extreme read from the source by its
 -- index (as a number, see as_number; NULL when no row counts). One statement, so one snapshot, taken (VOLATILE) after
--- the statement has locked the queue, whose generation a round may hold while it applies and truncates it:
+-- the statement has locked the queue, whose generation take_generation may hold while it folds and truncates it:
 -- every committed rollup is seen either in the column or in what is pending, never in both and never in neither; in
 -- the caller's transaction it sees the caller's own writes. Keys of rows that do not exist are absent, except a
 -- bucket's: the rollup has yet to make its row.

@@ -447,7 +447,7 @@ BEGIN
                 || countercache.statement_sql(queued, dynamic) || E'        ELSE\n'
                 || countercache.statement_sql(stmt, dynamic) || E'        END IF;\n';
         ELSIF g.strategy = 'queue' THEN
-            -- into the generation the clock names (see Generations in rollup_report): one static INSERT for each
+            -- into the generation the clock names (see take_generation): one static INSERT for each
             out := out || E'        IF countercache.generation(clock_timestamp()) = 0 THEN\n'
                 || countercache.statement_sql(replace(stmt, 'INTO countercache.delta ', 'INTO countercache.delta_0 '),
                                               dynamic)

@@ -86,8 +86,8 @@ BEGIN
 END
 $fn$;
 
--- The generation of the queue that a writer's deltas go to at a time: the parity of the second (see Generations in
--- rollup_report). The capture of every statement calls it, so it has no SET clause and is inlined, as lane_of; its
+-- The generation of the queue that a writer's deltas go to at a time: the parity of the second (see
+-- take_generation). The capture of every statement calls it, so it has no SET clause and is inlined, as lane_of; its
 -- body is SQL-standard and names each object with pg_catalog.
 CREATE OR REPLACE FUNCTION countercache.generation(at timestamptz)
 RETURNS bigint
@@ -95,8 +95,8 @@ LANGUAGE sql STABLE PARALLEL SAFE
 RETURN CAST(pg_catalog.floor(pg_catalog.date_part('epoch', at)) AS bigint) OPERATOR(pg_catalog.%) 2;
 
 -- Under REPEATABLE READ or SERIALIZABLE, fails with a serialization failure (40001, which such transactions retry)
--- when a round has truncated a generation of the queue since the transaction's snapshot: the snapshot sees the
--- counter columns without that round's sums, and the truncated generation without its deltas (TRUNCATE is not
+-- when take_generation has truncated a generation of the queue since the transaction's snapshot: the snapshot sees
+-- the queue without the take's sums, and the truncated generation without its deltas (TRUNCATE is not
 -- MVCC-safe), so a read of stored + pending would come out short. Called after the read, whose lock on the
 -- generations keeps them from being truncated until the transaction ends. The snapshot's pg_class row names the
 -- generation's file before the truncate; the catalog cache names the file now.
