@@ -360,8 +360,13 @@ public final class RollupWorker implements AutoCloseable {
         try {
             rounds.prepare(c);
             long total = 0;
-            for (long n = rounds.run(c); ; n = rounds.run(c)) {
+            while (true) {
+                // the take commits on its own: what it folded counts even when the round after it fails
+                long n = rounds.take(c);
                 applied.addAndGet(n);
+                long applies = rounds.run(c);
+                applied.addAndGet(applies);
+                n += applies;
                 total += n;
                 if (!goOn.test(n)) {
                     return total;

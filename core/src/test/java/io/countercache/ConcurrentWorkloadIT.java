@@ -36,16 +36,16 @@ class ConcurrentWorkloadIT {
      * Row-lock waits that involve a rollup: the waiter's wait, its query and its blockers' queries, and whether every
      * one of them is a rollup (rounds may briefly wait for one another; an application session must never be in it).
      */
-    static final String WAITS_ON_ROLLUP = "SELECT a.query LIKE '%rollup_report%' AND NOT EXISTS (SELECT 1"
-            + "      FROM pg_stat_activity b WHERE b.pid = ANY (pg_blocking_pids(a.pid)) AND b.query NOT LIKE '%rollup_report%'),"
+    static final String WAITS_ON_ROLLUP = "SELECT a.query ~ 'rollup_report|take_generation' AND NOT EXISTS (SELECT 1"
+            + "      FROM pg_stat_activity b WHERE b.pid = ANY (pg_blocking_pids(a.pid)) AND b.query !~ 'rollup_report|take_generation'),"
             + " a.wait_event || ': ' || a.query || ' <- '"
             + "      || coalesce((SELECT string_agg(b.query, ' | ') FROM pg_stat_activity b"
             + "                    WHERE b.pid = ANY (pg_blocking_pids(a.pid))), '(gone)')"
             + " FROM pg_stat_activity a"
             + " WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()"
             + " AND a.wait_event_type = 'Lock' AND a.wait_event IN ('transactionid', 'tuple')"   // row locks, not extends
-            + " AND (a.query LIKE '%rollup_report%' OR EXISTS (SELECT 1 FROM pg_stat_activity b"
-            + "      WHERE b.pid = ANY (pg_blocking_pids(a.pid)) AND b.query LIKE '%rollup_report%'))";
+            + " AND (a.query ~ 'rollup_report|take_generation' OR EXISTS (SELECT 1 FROM pg_stat_activity b"
+            + "      WHERE b.pid = ANY (pg_blocking_pids(a.pid)) AND b.query ~ 'rollup_report|take_generation'))";
 
     @Test
     void randomConcurrentWritesWithThreeRollupsEndExact() throws Exception {

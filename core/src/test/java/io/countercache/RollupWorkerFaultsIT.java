@@ -207,12 +207,13 @@ class RollupWorkerFaultsIT {
         long before = queued();
         RollupWorker w = worker().shutdownTimeout(Duration.ofMillis(200)).build().start();
         awaitStalledRound();
+        long stalled = queued();   // a take before the round may have folded the generation writers left
         w.close();                                // gives up after 200 ms and cancels the round
         until("the worker thread to end", () -> !w.isRunning());
         until("the cancelled round to end", () -> db.queryLong(STALLED_ROUNDS) == 0);
 
-        assertThat(w.appliedDeltas()).isZero();
-        assertThat(queued()).as("deltas queued after an abandoned round").isEqualTo(before);
+        assertThat(w.appliedDeltas()).as("what the take folded; the abandoned round counts nothing").isEqualTo(before - stalled);
+        assertThat(queued()).as("deltas queued after an abandoned round").isEqualTo(stalled);
         db.execute("DELETE FROM stall");
         BlogSchema.assertExactAfterRollup(db);
     }

@@ -20,7 +20,7 @@ import java.util.Map;
  * One rollup round of a worker: one transaction of {@code countercache.rollup_report}, and the listener protocol
  * around its commit. With a listener the round commits explicitly, and the listener hears which targets changed after
  * the rollup and before the commit (if it throws, the round rolls back), and again once the transaction has ended.
- * Without one the connection is in auto-commit. Before it, in a transaction of its own, {@code take_generation} folds
+ * Without one the connection is in auto-commit. Before each round, in a transaction of its own, {@link #take} folds
  * the generation of the queue that writers have left back into the queue and truncates it (a round that held it
  * would keep readers of the queue waiting while it applies). The statement in progress can be cancelled from another
  * thread.
@@ -49,7 +49,6 @@ public final class Round {
     private final int lanes;
     private final RollupListener listener;
     private volatile PreparedStatement inFlight;
-    private long taken;   // what takes folded away since the last round that ended well: reported with the next one
     private long prunedAt = System.nanoTime() - PRUNE_EVERY_NANOS;
     private String lastWarning;
     private long lastWarningAt;
@@ -71,17 +70,16 @@ public final class Round {
         c.setAutoCommit(listener == null);
     }
 
-    /** Runs one round on a prepared connection and returns the deltas it consumed, a take's fold included. */
+    /** Runs one round on a prepared connection and returns the deltas it consumed. */
     public long run(Connection c) throws SQLException {
-        taken += take(c);
-        long consumed = listener == null ? execute(c, null) : listened(c);
-        consumed += taken;
-        taken = 0;
-        return consumed;
+        return listener == null ? execute(c, null) : listened(c);
     }
 
-    /** Runs take_generation and commits it; returns the deltas its fold removed from the queue. */
-    private long take(Connection c) throws SQLException {
+    /**
+     * Runs take_generation on a prepared connection and commits it, before a round; returns the deltas its fold
+     * removed from the queue (the round after it applies the sums, each counted as one).
+     */
+    public long take(Connection c) throws SQLException {
         long folded;
         try (PreparedStatement ps = c.prepareStatement(TAKE)) {
             inFlight = ps;
