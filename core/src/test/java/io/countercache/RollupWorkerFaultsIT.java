@@ -144,10 +144,12 @@ class RollupWorkerFaultsIT {
 
     @Test
     void aStatementTimeoutIsRetriedWithBackoffUntilTheRoundFits() throws Exception {
+        long before = queued();
         try (RollupWorker w = workerWith("SET statement_timeout = '300ms'").build().start()) {
             until("two timed-out rounds", () -> w.failures() >= 2);
             assertThat(w.metrics().lastError()).startsWith("SQLState 57014");
-            assertThat(w.appliedDeltas()).isZero();
+            assertThat(w.appliedDeltas()).as("timed-out rounds apply nothing; a take before them may have folded")
+                    .isEqualTo(before - queued());
             db.execute("DELETE FROM stall");
             until("the queue to drain", () -> queued() == 0);
         }
