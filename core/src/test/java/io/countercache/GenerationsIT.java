@@ -117,6 +117,35 @@ class GenerationsIT {
     }
 
     /**
+     * A sum that is no bigint stays as its deltas: the take moves them into the queue one by one and folds the rest,
+     * and reports only what it folded as consumed. Here a key's two deltas of 2^63 - 1 in the generation, which two of
+     * -(2^63 - 1) already in the queue cancel, so the round that claims all four applies 0.
+     */
+    @Test
+    void aSumThatIsNoBigintStaysAsItsDeltasWhileTheRestFolds() throws Exception {
+        db.execute(statements(1, 8));
+        String generation = writtenGeneration();
+        int counter = BlogSchema.ARTICLE_COMMENTS.id();
+        db.execute("INSERT INTO " + generation + " (counter_id, target_id, delta) VALUES (" + counter + ", 3, "
+                + Long.MAX_VALUE + "), (" + counter + ", 3, " + Long.MAX_VALUE + ");"
+                + " INSERT INTO countercache.delta (counter_id, target_id, delta) VALUES (" + counter + ", 3, "
+                + -Long.MAX_VALUE + "), (" + counter + ", 3, " + -Long.MAX_VALUE + ")");
+        long before = file(generation);
+        long queued = db.queryLong("SELECT count(*) FROM countercache.delta");
+        Session rollup = sessions.open("rollup");
+        awaitLeft(generation);
+        long consumed = rollup.queryLong(TAKE);
+        assertThat(file(generation)).as("the generation was truncated").isNotEqualTo(before);
+        assertThat(db.queryRows("SELECT count(*)::text, sum(delta::numeric)::text FROM ONLY countercache.delta"
+                + " WHERE target_id = 3").get(0)).as("the key's deltas, each as it was").containsExactly("4", "0");
+        assertThat(consumed).as("consumed: what the fold removed").isEqualTo(queued - db.queryLong(
+                "SELECT count(*) FROM countercache.delta")).isPositive();
+        rollup.run("SELECT countercache.rollup(1000000)");
+        assertExact();
+        assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE id = 3")).isZero();
+    }
+
+    /**
      * A writer whose transaction wrote the generation and is still open keeps a take from folding it: the take does
      * not wait for it, nor does the round after it (it claims by rows), and the writer's rows are counted once it
      * commits. Without NOWAIT the take would wait for the writer.

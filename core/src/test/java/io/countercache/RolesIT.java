@@ -192,8 +192,8 @@ class RolesIT {
                 + " countercache.unwritten(name, name) FROM countercache_worker; REVOKE UPDATE ON countercache.queue_claim, countercache.lane_claim,"
                 + " countercache.distinct_claim FROM countercache_worker;"
                 + " REVOKE ALL ON countercache.delta_0, countercache.delta_1 FROM countercache_worker;"
-                + " REVOKE EXECUTE ON FUNCTION countercache.generation(timestamptz), countercache.take_generation(integer)"
-                + " FROM countercache_worker");
+                + " REVOKE EXECUTE ON FUNCTION countercache.generation(timestamptz), countercache.take_generation(integer),"
+                + " countercache.queue_sums_sql() FROM countercache_worker");
         assertThatThrownBy(() -> run(worker, "SELECT countercache.rollup(10)")).hasMessageContaining("permission denied");
         try (Connection c = db.dataSource().getConnection()) {
             Installation.apply(c, Installation.units(ALL_COUNTERS,

@@ -3743,6 +3743,30 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE WHEN lane IS NULL OR countercache.lane_of(target_id, target_uuid, lanes) OPERATOR(pg_catalog.=) lane
             THEN true ELSE false END;
 
+-- The fold of queued rows, one definition for a round's claim (rollup_report) and a take (take_generation): CTEs g and
+-- f over a CTE c of queued rows (the columns of countercache.delta, then q: how many queued rows each stands for). f
+-- holds one sum per counter and key under the group's first id and first enqueued_at, with n, the queued rows it
+-- stands for, and last, the group's last id; a sum that is no bigint stays as its rows, one by one (n = q each).
+CREATE OR REPLACE FUNCTION countercache.queue_sums_sql()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT $q$g AS (
+            SELECT min(c.id) AS id, c.counter_id, c.target_id, c.target_uuid, sum(c.delta) AS delta,
+                   min(c.enqueued_at) AS enqueued_at, sum(c.q) AS n, max(c.id) AS last
+              FROM c GROUP BY c.counter_id, c.target_id, c.target_uuid
+        ), f AS (
+            SELECT g.id, g.counter_id, g.target_id, g.target_uuid, g.delta::bigint AS delta, g.enqueued_at, g.n, g.last
+              FROM g WHERE g.delta BETWEEN -9223372036854775808 AND 9223372036854775807
+            UNION ALL
+            SELECT c.id, c.counter_id, c.target_id, c.target_uuid, c.delta, c.enqueued_at, c.q, c.id
+              FROM g JOIN c ON c.counter_id = g.counter_id AND c.target_id IS NOT DISTINCT FROM g.target_id
+                           AND c.target_uuid IS NOT DISTINCT FROM g.target_uuid
+             WHERE g.delta NOT BETWEEN -9223372036854775808 AND 9223372036854775807
+        )$q$
+$fn$;
+
 -- Takes the generation of the queue that writers have left whole, and moves it back into the queue folded: one sum
 -- per counter and key, under the group's first id and first enqueue time (a sum that is no bigint stays as its
 -- deltas), then truncates it. Returns, per counter, the deltas the fold removed from the queue (a sum counts as one
@@ -3810,29 +3834,21 @@ BEGIN
     BEGIN
         EXECUTE format('LOCK TABLE ONLY countercache.%I IN ACCESS EXCLUSIVE MODE NOWAIT', whole);
         EXECUTE format($q$
-            WITH g AS MATERIALIZED (
-                SELECT min(c.id) AS id, c.counter_id, c.target_id, c.target_uuid, sum(c.delta) AS delta,
-                       min(c.enqueued_at) AS enqueued_at, count(*) AS n,
-                       sum(c.delta) BETWEEN -9223372036854775808 AND 9223372036854775807 AS fits
-                  FROM ONLY countercache.%1$I c GROUP BY c.counter_id, c.target_id, c.target_uuid
-            ), folds AS (
-                SELECT 4 * count(*) <= sum(g.n) AS yes, sum(g.n) AS held FROM g
+            WITH c AS NOT MATERIALIZED (
+                SELECT *, 1 AS q FROM ONLY countercache.%1$I
+            ), $q$ || countercache.queue_sums_sql() || $q$, folds AS (
+                SELECT 4 * count(*) <= sum(f.n) AS yes, sum(f.n) AS held FROM f
             ), put AS (
                 INSERT INTO countercache.delta (id, counter_id, target_id, target_uuid, delta, enqueued_at)
                 OVERRIDING SYSTEM VALUE
-                SELECT g.id, g.counter_id, g.target_id, g.target_uuid, g.delta::bigint, g.enqueued_at
-                  FROM g WHERE g.fits AND (SELECT f.yes FROM folds f)
-                UNION ALL   -- a sum that is no bigint: its deltas one by one
-                SELECT c.id, c.counter_id, c.target_id, c.target_uuid, c.delta, c.enqueued_at
-                  FROM g JOIN ONLY countercache.%1$I c ON c.counter_id = g.counter_id
-                   AND c.target_id IS NOT DISTINCT FROM g.target_id AND c.target_uuid IS NOT DISTINCT FROM g.target_uuid
-                 WHERE NOT g.fits AND (SELECT f.yes FROM folds f)
+                SELECT f.id, f.counter_id, f.target_id, f.target_uuid, f.delta, f.enqueued_at
+                  FROM f WHERE (SELECT x.yes FROM folds x)
             )
-            SELECT f.yes, f.held,
-                   (SELECT coalesce(jsonb_agg(jsonb_build_object('c', x.c, 'n', x.n)), '[]')
-                      FROM (SELECT g.counter_id AS c, sum(g.n - 1) AS n FROM g WHERE g.fits
-                             GROUP BY g.counter_id HAVING sum(g.n - 1) <> 0) x)
-              FROM folds f$q$, whole)
+            SELECT x.yes, x.held,
+                   (SELECT coalesce(jsonb_agg(jsonb_build_object('c', y.c, 'n', y.n)), '[]')
+                      FROM (SELECT f.counter_id AS c, sum(f.n - 1) AS n FROM f
+                             GROUP BY f.counter_id HAVING sum(f.n - 1) <> 0) y)
+              FROM folds x$q$, whole)
            INTO folds, held, report;
         IF NOT folds THEN
             RAISE SQLSTATE 'CC002';
@@ -3901,27 +3917,14 @@ DECLARE
     hold text;   -- a table's locking statement (see Extremes), NULL for a table without a recomputed counter
     derived countercache.delta[] := '{}';
     idle boolean;        -- whether the queues are empty
-    -- The fold of a claim: one sum per counter and key under the group's first id and first enqueued_at, with the
-    -- number of queued rows it stands for (q: 1 for a row of a queue, 0 for a distinct counter's derived delta) and
-    -- the group's last id; a sum that is no bigint stays as its deltas. %1$s: the claimed rows; %2$s: the CTEs
-    -- that claim them. c is not materialized: a copy of every claimed row took about 30 ms of a 100,000-delta
-    -- claim; the join below reads it again only for a sum that is no bigint (its hash side is empty otherwise).
+    -- The fold of a claim (queue_sums_sql) as arrays: c holds the claimed rows (q: 1 for a row of a queue, 0 for a
+    -- distinct counter's derived delta). %1$s: the claimed rows; %2$s: the CTEs that claim them. c is not
+    -- materialized: a copy of every claimed row took about 30 ms of a 100,000-delta claim; the fold reads it again
+    -- only for a sum that is no bigint (its hash side is empty otherwise).
     fold constant text := $q$%2$sc AS NOT MATERIALIZED (
             %1$s
             UNION ALL SELECT *, 0 FROM unnest($5::countercache.delta[])
-        ), g AS (
-            SELECT min(c.id) AS id, c.counter_id, c.target_id, c.target_uuid, sum(c.delta) AS delta,
-                   min(c.enqueued_at) AS enqueued_at, sum(c.q) AS n, max(c.id) AS last
-              FROM c GROUP BY c.counter_id, c.target_id, c.target_uuid
-        ), f AS (
-            SELECT g.id, g.counter_id, g.target_id, g.target_uuid, g.delta::bigint AS delta, g.enqueued_at, g.n, g.last
-              FROM g WHERE g.delta BETWEEN -9223372036854775808 AND 9223372036854775807
-            UNION ALL   -- a sum that is no bigint: its deltas one by one
-            SELECT c.id, c.counter_id, c.target_id, c.target_uuid, c.delta, c.enqueued_at, c.q, c.id
-              FROM g JOIN c ON c.counter_id = g.counter_id AND c.target_id IS NOT DISTINCT FROM g.target_id
-                           AND c.target_uuid IS NOT DISTINCT FROM g.target_uuid
-             WHERE g.delta NOT BETWEEN -9223372036854775808 AND 9223372036854775807
-        )
+        ), $q$ || countercache.queue_sums_sql() || $q$
         SELECT array_agg(f.id), array_agg(f.counter_id), array_agg(f.target_id), array_agg(f.target_uuid),
                array_agg(f.delta), array_agg(f.enqueued_at), array_agg(f.n), array_agg(f.last)
           FROM f$q$;
@@ -4894,7 +4897,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'ebb779336ef58493' $fn$;
+AS $fn$ SELECT 'df325a5c991f0bc1' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4911,11 +4914,12 @@ GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint), countercache.di
 -- What a later release adds to a round goes to whoever may already run one, so that an upgrade does not stop a
 -- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
 -- form, lane_of and in_lane, which its claim calls even for one lane, and unwritten, which its applying statements
--- call); the queue's generations, which a round claims from and take_generation locks, reads and truncates, and
--- the clock that names them; the rows a round locks (queue_claim's, which orders the claims, a lane's, and distinct_claim's); the
--- check of row-level security a worker runs when it starts; the formulas of packed keys, which key_sql and
--- batch_source_sql call for every counter; the copies of a counter per source table, which drift_sql asks for
--- every counter; and the check that drift's snapshot saw every truncated generation.
+-- call); the queue's generations, which a round claims from and take_generation locks, reads and truncates, the
+-- clock that names them, and the fold both run (queue_sums_sql); the rows a round locks (queue_claim's, which orders
+-- the claims, a lane's, and distinct_claim's); the check of row-level security a worker runs when it starts; the
+-- formulas of packed keys, which key_sql and batch_source_sql call for every counter; the copies of a counter per
+-- source table, which drift_sql asks for every counter; and the check that drift's snapshot saw every truncated
+-- generation.
 DO $grants$
 DECLARE
     rule record;
@@ -4940,7 +4944,8 @@ BEGIN
             ('countercache.rollup_report(integer, boolean)',
              'SELECT, UPDATE, DELETE, TRUNCATE ON countercache.delta_0, countercache.delta_1'),
             ('countercache.rollup_report(integer, boolean)',
-             'EXECUTE ON FUNCTION countercache.generation(timestamptz), countercache.take_generation(integer)'),
+             'EXECUTE ON FUNCTION countercache.generation(timestamptz), countercache.take_generation(integer),'
+             ' countercache.queue_sums_sql()'),
             ('countercache.drift(integer, integer)',
              'EXECUTE ON FUNCTION countercache.require_generations_seen(text)'))
             AS r(held, added)
@@ -5045,7 +5050,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('ebb779336ef58493');
+SELECT countercache.built_by('df325a5c991f0bc1');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5131,7 +5136,7 @@ SELECT countercache.define_counter('{
 SELECT countercache.install_triggers('public', 'post');
 
 -- countercache-target-public.topic: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('ebb779336ef58493');
+SELECT countercache.built_by('df325a5c991f0bc1');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 
 -- countercache-prune: forget counters of changelog io.countercache.example.boot that are no longer declared

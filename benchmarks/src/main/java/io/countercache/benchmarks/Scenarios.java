@@ -415,7 +415,7 @@ final class Scenarios {
         }
         long t0 = System.nanoTime();
         do {
-            if (v.library()) {
+            if (v.isLibrary()) {
                 st.execute(Round.TAKE);   // as a worker does, in a transaction of its own
             }
             st.execute(v.rollupSql(10_000));

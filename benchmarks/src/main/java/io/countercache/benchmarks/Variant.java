@@ -203,16 +203,15 @@ enum Variant {
         };
     }
 
+    /**
+     * Whether this is the library: its rollup is countercache.rollup, before each round of which a worker takes the
+     * generation writers have left ({@code Round.TAKE}), in a transaction of its own.
+     */
     boolean isLibrary() {
         return strategy() != null;
     }
 
     /** The statement that folds at most {@code batch} queued changes, or null for variants without a queue. */
-    /** Whether the rollup is the library's: a worker runs take_generation before each round, in its own transaction. */
-    boolean library() {
-        return rollupSql != null && rollupSql.contains("countercache.rollup");
-    }
-
     String rollupSql(int batch) {
         return rollupSql == null ? null : String.format(java.util.Locale.ROOT, rollupSql, batch);
     }

@@ -13,11 +13,12 @@ GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint), countercache.di
 -- What a later release adds to a round goes to whoever may already run one, so that an upgrade does not stop a
 -- worker until its grant script (docs/security.md) is run again: the lanes of rollup_report (its three-argument
 -- form, lane_of and in_lane, which its claim calls even for one lane, and unwritten, which its applying statements
--- call); the queue's generations, which a round claims from and take_generation locks, reads and truncates, and
--- the clock that names them; the rows a round locks (queue_claim's, which orders the claims, a lane's, and distinct_claim's); the
--- check of row-level security a worker runs when it starts; the formulas of packed keys, which key_sql and
--- batch_source_sql call for every counter; the copies of a counter per source table, which drift_sql asks for
--- every counter; and the check that drift's snapshot saw every truncated generation.
+-- call); the queue's generations, which a round claims from and take_generation locks, reads and truncates, the
+-- clock that names them, and the fold both run (queue_sums_sql); the rows a round locks (queue_claim's, which orders
+-- the claims, a lane's, and distinct_claim's); the check of row-level security a worker runs when it starts; the
+-- formulas of packed keys, which key_sql and batch_source_sql call for every counter; the copies of a counter per
+-- source table, which drift_sql asks for every counter; and the check that drift's snapshot saw every truncated
+-- generation.
 DO $grants$
 DECLARE
     rule record;
@@ -42,7 +43,8 @@ BEGIN
             ('countercache.rollup_report(integer, boolean)',
              'SELECT, UPDATE, DELETE, TRUNCATE ON countercache.delta_0, countercache.delta_1'),
             ('countercache.rollup_report(integer, boolean)',
-             'EXECUTE ON FUNCTION countercache.generation(timestamptz), countercache.take_generation(integer)'),
+             'EXECUTE ON FUNCTION countercache.generation(timestamptz), countercache.take_generation(integer),'
+             ' countercache.queue_sums_sql()'),
             ('countercache.drift(integer, integer)',
              'EXECUTE ON FUNCTION countercache.require_generations_seen(text)'))
             AS r(held, added)

@@ -360,6 +360,30 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN CASE WHEN lane IS NULL OR countercache.lane_of(target_id, target_uuid, lanes) OPERATOR(pg_catalog.=) lane
             THEN true ELSE false END;
 
+-- The fold of queued rows, one definition for a round's claim (rollup_report) and a take (take_generation): CTEs g and
+-- f over a CTE c of queued rows (the columns of countercache.delta, then q: how many queued rows each stands for). f
+-- holds one sum per counter and key under the group's first id and first enqueued_at, with n, the queued rows it
+-- stands for, and last, the group's last id; a sum that is no bigint stays as its rows, one by one (n = q each).
+CREATE OR REPLACE FUNCTION countercache.queue_sums_sql()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT $q$g AS (
+            SELECT min(c.id) AS id, c.counter_id, c.target_id, c.target_uuid, sum(c.delta) AS delta,
+                   min(c.enqueued_at) AS enqueued_at, sum(c.q) AS n, max(c.id) AS last
+              FROM c GROUP BY c.counter_id, c.target_id, c.target_uuid
+        ), f AS (
+            SELECT g.id, g.counter_id, g.target_id, g.target_uuid, g.delta::bigint AS delta, g.enqueued_at, g.n, g.last
+              FROM g WHERE g.delta BETWEEN -9223372036854775808 AND 9223372036854775807
+            UNION ALL
+            SELECT c.id, c.counter_id, c.target_id, c.target_uuid, c.delta, c.enqueued_at, c.q, c.id
+              FROM g JOIN c ON c.counter_id = g.counter_id AND c.target_id IS NOT DISTINCT FROM g.target_id
+                           AND c.target_uuid IS NOT DISTINCT FROM g.target_uuid
+             WHERE g.delta NOT BETWEEN -9223372036854775808 AND 9223372036854775807
+        )$q$
+$fn$;
+
 -- Takes the generation of the queue that writers have left whole, and moves it back into the queue folded: one sum
 -- per counter and key, under the group's first id and first enqueue time (a sum that is no bigint stays as its
 -- deltas), then truncates it. Returns, per counter, the deltas the fold removed from the queue (a sum counts as one
@@ -427,29 +451,21 @@ BEGIN
     BEGIN
         EXECUTE format('LOCK TABLE ONLY countercache.%I IN ACCESS EXCLUSIVE MODE NOWAIT', whole);
         EXECUTE format($q$
-            WITH g AS MATERIALIZED (
-                SELECT min(c.id) AS id, c.counter_id, c.target_id, c.target_uuid, sum(c.delta) AS delta,
-                       min(c.enqueued_at) AS enqueued_at, count(*) AS n,
-                       sum(c.delta) BETWEEN -9223372036854775808 AND 9223372036854775807 AS fits
-                  FROM ONLY countercache.%1$I c GROUP BY c.counter_id, c.target_id, c.target_uuid
-            ), folds AS (
-                SELECT 4 * count(*) <= sum(g.n) AS yes, sum(g.n) AS held FROM g
+            WITH c AS NOT MATERIALIZED (
+                SELECT *, 1 AS q FROM ONLY countercache.%1$I
+            ), $q$ || countercache.queue_sums_sql() || $q$, folds AS (
+                SELECT 4 * count(*) <= sum(f.n) AS yes, sum(f.n) AS held FROM f
             ), put AS (
                 INSERT INTO countercache.delta (id, counter_id, target_id, target_uuid, delta, enqueued_at)
                 OVERRIDING SYSTEM VALUE
-                SELECT g.id, g.counter_id, g.target_id, g.target_uuid, g.delta::bigint, g.enqueued_at
-                  FROM g WHERE g.fits AND (SELECT f.yes FROM folds f)
-                UNION ALL   -- a sum that is no bigint: its deltas one by one
-                SELECT c.id, c.counter_id, c.target_id, c.target_uuid, c.delta, c.enqueued_at
-                  FROM g JOIN ONLY countercache.%1$I c ON c.counter_id = g.counter_id
-                   AND c.target_id IS NOT DISTINCT FROM g.target_id AND c.target_uuid IS NOT DISTINCT FROM g.target_uuid
-                 WHERE NOT g.fits AND (SELECT f.yes FROM folds f)
+                SELECT f.id, f.counter_id, f.target_id, f.target_uuid, f.delta, f.enqueued_at
+                  FROM f WHERE (SELECT x.yes FROM folds x)
             )
-            SELECT f.yes, f.held,
-                   (SELECT coalesce(jsonb_agg(jsonb_build_object('c', x.c, 'n', x.n)), '[]')
-                      FROM (SELECT g.counter_id AS c, sum(g.n - 1) AS n FROM g WHERE g.fits
-                             GROUP BY g.counter_id HAVING sum(g.n - 1) <> 0) x)
-              FROM folds f$q$, whole)
+            SELECT x.yes, x.held,
+                   (SELECT coalesce(jsonb_agg(jsonb_build_object('c', y.c, 'n', y.n)), '[]')
+                      FROM (SELECT f.counter_id AS c, sum(f.n - 1) AS n FROM f
+                             GROUP BY f.counter_id HAVING sum(f.n - 1) <> 0) y)
+              FROM folds x$q$, whole)
            INTO folds, held, report;
         IF NOT folds THEN
             RAISE SQLSTATE 'CC002';
@@ -518,27 +534,14 @@ DECLARE
     hold text;   -- a table's locking statement (see Extremes), NULL for a table without a recomputed counter
     derived countercache.delta[] := '{}';
     idle boolean;        -- whether the queues are empty
-    -- The fold of a claim: one sum per counter and key under the group's first id and first enqueued_at, with the
-    -- number of queued rows it stands for (q: 1 for a row of a queue, 0 for a distinct counter's derived delta) and
-    -- the group's last id; a sum that is no bigint stays as its deltas. %1$s: the claimed rows; %2$s: the CTEs
-    -- that claim them. c is not materialized: a copy of every claimed row took about 30 ms of a 100,000-delta
-    -- claim; the join below reads it again only for a sum that is no bigint (its hash side is empty otherwise).
+    -- The fold of a claim (queue_sums_sql) as arrays: c holds the claimed rows (q: 1 for a row of a queue, 0 for a
+    -- distinct counter's derived delta). %1$s: the claimed rows; %2$s: the CTEs that claim them. c is not
+    -- materialized: a copy of every claimed row took about 30 ms of a 100,000-delta claim; the fold reads it again
+    -- only for a sum that is no bigint (its hash side is empty otherwise).
     fold constant text := $q$%2$sc AS NOT MATERIALIZED (
             %1$s
             UNION ALL SELECT *, 0 FROM unnest($5::countercache.delta[])
-        ), g AS (
-            SELECT min(c.id) AS id, c.counter_id, c.target_id, c.target_uuid, sum(c.delta) AS delta,
-                   min(c.enqueued_at) AS enqueued_at, sum(c.q) AS n, max(c.id) AS last
-              FROM c GROUP BY c.counter_id, c.target_id, c.target_uuid
-        ), f AS (
-            SELECT g.id, g.counter_id, g.target_id, g.target_uuid, g.delta::bigint AS delta, g.enqueued_at, g.n, g.last
-              FROM g WHERE g.delta BETWEEN -9223372036854775808 AND 9223372036854775807
-            UNION ALL   -- a sum that is no bigint: its deltas one by one
-            SELECT c.id, c.counter_id, c.target_id, c.target_uuid, c.delta, c.enqueued_at, c.q, c.id
-              FROM g JOIN c ON c.counter_id = g.counter_id AND c.target_id IS NOT DISTINCT FROM g.target_id
-                           AND c.target_uuid IS NOT DISTINCT FROM g.target_uuid
-             WHERE g.delta NOT BETWEEN -9223372036854775808 AND 9223372036854775807
-        )
+        ), $q$ || countercache.queue_sums_sql() || $q$
         SELECT array_agg(f.id), array_agg(f.counter_id), array_agg(f.target_id), array_agg(f.target_uuid),
                array_agg(f.delta), array_agg(f.enqueued_at), array_agg(f.n), array_agg(f.last)
           FROM f$q$;
