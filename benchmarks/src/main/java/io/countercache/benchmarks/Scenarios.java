@@ -30,6 +30,7 @@ import static io.countercache.benchmarks.Variant.LIBRARY_DIRECT;
 import static io.countercache.benchmarks.Variant.LIBRARY_FILLFACTOR;
 import static io.countercache.benchmarks.Variant.LIBRARY_SLOTTED;
 import static io.countercache.benchmarks.Variant.LIBRARY_UNLOGGED;
+import static io.countercache.benchmarks.Variant.QUEUE_FLOOR;
 import static io.countercache.benchmarks.Variant.TRIGGER_ONLY;
 
 /** The scenarios of the suite; each returns its measurements keyed by variant, in the order they were run. */
@@ -1230,7 +1231,7 @@ final class Scenarios {
      * the server's processes cannot be read (a server on another machine).
      */
     Map<String, Map<Variant, Double>> cpuPerStatement() throws Exception {
-        List<Variant> variants = List.of(BARE, TRIGGER_ONLY, DEPESZ, DJANGO, LIBRARY);
+        List<Variant> variants = List.of(BARE, TRIGGER_ONLY, QUEUE_FLOOR, DEPESZ, DJANGO, LIBRARY);
         int seeded = 50_000, perRound = quick ? 200 : 500, rounds = quick ? 4 : 28;
         Map<Variant, Server.Db> dbs = new LinkedHashMap<>();
         Map<Variant, Connection> connections = new LinkedHashMap<>();

@@ -48,7 +48,14 @@ enum Variant {
      * DEFINER function with a pinned search_path) that returns at once. The floor of a capture kept safe from the
      * application's roles; scenario 11 only.
      */
-    TRIGGER_ONLY(null);
+    TRIGGER_ONLY(null),
+    /**
+     * No counter: TRIGGER_ONLY plus the least a capture that queues can do, one INSERT of the written row's two queue
+     * rows (one per counter, read from the transition table, no condition) into a table shaped like the library's
+     * queue, with its id index, for an INSERT or a DELETE; an UPDATE returns at once. The floor under the library's
+     * single-row capture of inserts and deletes; scenario 11 only.
+     */
+    QUEUE_FLOOR(null);
 
     static final String TABLES = """
             CREATE TABLE blog_user (id bigint PRIMARY KEY, username text NOT NULL,
@@ -175,6 +182,31 @@ enum Variant {
             FOR EACH STATEMENT EXECUTE FUNCTION trigger_only();
             """;
 
+    // QUEUE_FLOOR: TRIGGER_ONLY and the queue's insert, nothing else.
+    static final String QUEUE_FLOOR_SQL = """
+            CREATE TABLE queue_floor (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, counter_id integer NOT NULL,
+                                      target_id bigint, target_uuid uuid, delta bigint NOT NULL,
+                                      enqueued_at timestamptz NOT NULL DEFAULT now());
+            CREATE FUNCTION queue_floor() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
+            SET search_path = pg_catalog, pg_temp AS $$
+            BEGIN
+                IF TG_OP = 'INSERT' THEN
+                    INSERT INTO public.queue_floor (counter_id, target_id, delta)
+                    SELECT v.c, v.k, 1 FROM n, LATERAL (VALUES (1, n.article_id), (2, n.creator_id)) v(c, k);
+                ELSIF TG_OP = 'DELETE' THEN
+                    INSERT INTO public.queue_floor (counter_id, target_id, delta)
+                    SELECT v.c, v.k, -1 FROM o, LATERAL (VALUES (1, o.article_id), (2, o.creator_id)) v(c, k);
+                END IF;
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER queue_floor_insert AFTER INSERT ON blog_comment REFERENCING NEW TABLE AS n
+            FOR EACH STATEMENT EXECUTE FUNCTION queue_floor();
+            CREATE TRIGGER queue_floor_update AFTER UPDATE ON blog_comment REFERENCING OLD TABLE AS o NEW TABLE AS n
+            FOR EACH STATEMENT EXECUTE FUNCTION queue_floor();
+            CREATE TRIGGER queue_floor_delete AFTER DELETE ON blog_comment REFERENCING OLD TABLE AS o
+            FOR EACH STATEMENT EXECUTE FUNCTION queue_floor();
+            """;
+
     static final TableName COMMENT = new TableName("public", "blog_comment");
     static final List<CounterDefinition> COUNTERS = List.of(
             new CounterDefinition("Article.totalPublicComments", new TableName("public", "blog_article"), "id",
@@ -232,6 +264,7 @@ enum Variant {
                 }
                 case DJANGO -> st.execute(DJANGO_SQL);
                 case TRIGGER_ONLY -> st.execute(TRIGGER_ONLY_SQL);
+                case QUEUE_FLOOR -> st.execute(QUEUE_FLOOR_SQL);
                 default -> { }
             }
             if (isLibrary()) {
