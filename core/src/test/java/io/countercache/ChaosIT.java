@@ -107,6 +107,7 @@ class ChaosIT {
         actors.add(pool.submit(loop(db, seeds.split(), this::recount, 700)));
         actors.add(pool.submit(loop(db, seeds.split(), this::deleteAndInsertTarget, 300)));
         actors.add(pool.submit(loop(db, seeds.split(), this::truncate, 2500)));
+        actors.add(pool.submit(loop(db, seeds.split(), this::take, 400)));   // beside the workers' own takes
         Set<String> files = ConcurrentHashMap.newKeySet();
         Future<Long> watcher = pool.submit(() -> {
             long seen = 0;
@@ -153,6 +154,9 @@ class ChaosIT {
         }
         for (String done : List.of("write", "recount", "deleteAndInsertTarget", "truncate", "lockParentThenUpdate")) {
             assertThat(counts.getOrDefault(done, new AtomicLong()).get()).as(done + " committed").isPositive();
+        }
+        if (strategy == Strategy.QUEUE) {   // the others queue into the generations seldom or never
+            assertThat(files).as("generation files: a take truncated a generation").hasSizeGreaterThan(2);
         }
         if (strategy != Strategy.DIRECT) {   // a direct counter queues only hand-backs and corrections, maybe none
             assertThat(workers.stream().mapToLong(RollupWorker::appliedDeltas).sum())
@@ -403,6 +407,12 @@ class ChaosIT {
         st.execute("INSERT INTO " + table + (table.equals("product") ? " (id, shop_id) VALUES (" + id + ", " + (1 + id % 2)
                 : " (id) VALUES (" + id) + ") ON CONFLICT DO NOTHING");
         count("deleteAndInsertTarget");
+    }
+
+    /** A take of the generation writers have left, as a worker runs before each round. */
+    private void take(Statement st, SplittableRandom r) throws SQLException {
+        st.execute("SELECT count(*) FROM countercache.take_generation()");
+        count("take");
     }
 
     private void truncate(Statement st, SplittableRandom r) throws SQLException {
