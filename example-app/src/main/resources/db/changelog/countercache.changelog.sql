@@ -3390,8 +3390,10 @@ $guard$;
 -- per counter and key, as arrays ($1 first ids, $2 counters, $3 bigint keys, $4 uuid keys, $5 sums, $6 first enqueue
 -- times, $9 how many deltas each folds); $7 the counters of this table to apply, $8 one key (as text) to restrict
 -- to, or NULL. The sums of busy rows go back to the queue under their first ids.
--- It returns one jsonb array: per counter, the deltas it consumed (n) and, when with_keys, the keys whose rows it
--- locked to apply them (k; a key whose values stayed as they were is among them, one whose sums are all 0 is not).
+-- It returns one jsonb array: per counter, the deltas it consumed (n: those it applied, and those a busy key's sum
+-- folds beyond the one row that goes back, which counts when a later round applies it) and, when with_keys, the keys
+-- whose rows it locked to apply them (k; a key whose values stayed as they were is among them, one whose sums are all
+-- 0 is not).
 -- One value, so that a statement that fails part way has reported nothing.
 -- recomputes holds, per counter, NULL for a count or sum (the column adds its folded sum) or, for a min, a max or a
 -- recomputed count, the expression that recomputes the column from the source (extreme_sql): its folded deltas are
@@ -3468,8 +3470,10 @@ AS $fn$
                 WHERE NOT f.busy GROUP BY f.counter_id, f.k HAVING sum(f.delta) <> 0
            )
            SELECT jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n, 'k', s.keys)) FROM (
-               SELECT q.counter_id, sum(q.n) AS n, %7$s AS keys FROM q
-                WHERE q.k NOT IN (SELECT b.k FROM busy b) GROUP BY q.counter_id) s
+               -- a busy key's sum goes back as one row, which counts as one when applied: what it folded counts now
+               SELECT q.counter_id,
+                      sum(CASE WHEN q.k IN (SELECT b.k FROM busy b) THEN greatest(q.n - 1, 0) ELSE q.n END) AS n,
+                      %7$s AS keys FROM q GROUP BY q.counter_id) s
             WHERE NOT EXISTS (SELECT FROM unwritten)$q$,
         target_schema, target_table, target_key,
         CASE WHEN key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
@@ -4297,8 +4301,10 @@ BEGIN
                              FROM parked p WHERE p.total NOT BETWEEN -9223372036854775808 AND 9223372036854775807
                        )
                        SELECT coalesce(jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n)), '[]') FROM (
-                           SELECT q.counter_id, sum(q.n) AS n FROM q
-                            WHERE q.counter_id NOT IN (SELECT w.counter_id FROM waits w) GROUP BY q.counter_id) s$q$, kc)
+                           -- a sum that goes back counts as one when applied later (see apply_folded_sql)
+                           SELECT q.counter_id, sum(CASE WHEN q.counter_id IN (SELECT w.counter_id FROM waits w)
+                                                         THEN greatest(q.n - 1, 0) ELSE q.n END) AS n
+                             FROM q GROUP BY q.counter_id) s$q$, kc)
                     INTO part USING ids, cids, tids, tuuids, deltas, ats, refused, key, states, messages, ns, lasts;
                 report := report || part;
             END LOOP;
@@ -4923,7 +4929,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '516f4fcd0e95fdcc' $fn$;
+AS $fn$ SELECT '4ba99304c4da4c06' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5280,7 +5286,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Blog.totalComments', 'source table public.blog_article does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_article')) IS NULL;
-SELECT countercache.built_by('516f4fcd0e95fdcc');
+SELECT countercache.built_by('4ba99304c4da4c06');
 LOCK TABLE "public"."blog_article" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5331,7 +5337,7 @@ SELECT countercache.install_triggers('public', 'blog_article');
 SELECT countercache.fail('Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_comment')) IS NULL;
-SELECT countercache.built_by('516f4fcd0e95fdcc');
+SELECT countercache.built_by('4ba99304c4da4c06');
 LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5579,25 +5585,25 @@ SELECT countercache.install_triggers('public', 'blog_comment');
 
 -- changeset countercache:countercache-target-public.blog runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog: Blog.totalComments
-SELECT countercache.built_by('516f4fcd0e95fdcc');
+SELECT countercache.built_by('4ba99304c4da4c06');
 SELECT countercache.install_triggers('public', 'blog', ARRAY['public.blog.total_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article: Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments
-SELECT countercache.built_by('516f4fcd0e95fdcc');
+SELECT countercache.built_by('4ba99304c4da4c06');
 SELECT countercache.install_triggers('public', 'blog_article', ARRAY['public.blog_article.countercache_blog__total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article_day runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article_day: ArticleDay.publicComments
-SELECT countercache.built_by('516f4fcd0e95fdcc');
+SELECT countercache.built_by('4ba99304c4da4c06');
 SELECT countercache.install_triggers('public', 'blog_article_day', ARRAY['public.blog_article_day.public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article_day', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_user runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_user: User.totalPublicComments
-SELECT countercache.built_by('516f4fcd0e95fdcc');
+SELECT countercache.built_by('4ba99304c4da4c06');
 SELECT countercache.install_triggers('public', 'blog_user', ARRAY['public.blog_user.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_user', ARRAY[]::integer[]);
 

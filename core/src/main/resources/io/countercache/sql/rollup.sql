@@ -4,8 +4,10 @@
 -- per counter and key, as arrays ($1 first ids, $2 counters, $3 bigint keys, $4 uuid keys, $5 sums, $6 first enqueue
 -- times, $9 how many deltas each folds); $7 the counters of this table to apply, $8 one key (as text) to restrict
 -- to, or NULL. The sums of busy rows go back to the queue under their first ids.
--- It returns one jsonb array: per counter, the deltas it consumed (n) and, when with_keys, the keys whose rows it
--- locked to apply them (k; a key whose values stayed as they were is among them, one whose sums are all 0 is not).
+-- It returns one jsonb array: per counter, the deltas it consumed (n: those it applied, and those a busy key's sum
+-- folds beyond the one row that goes back, which counts when a later round applies it) and, when with_keys, the keys
+-- whose rows it locked to apply them (k; a key whose values stayed as they were is among them, one whose sums are all
+-- 0 is not).
 -- One value, so that a statement that fails part way has reported nothing.
 -- recomputes holds, per counter, NULL for a count or sum (the column adds its folded sum) or, for a min, a max or a
 -- recomputed count, the expression that recomputes the column from the source (extreme_sql): its folded deltas are
@@ -82,8 +84,10 @@ AS $fn$
                 WHERE NOT f.busy GROUP BY f.counter_id, f.k HAVING sum(f.delta) <> 0
            )
            SELECT jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n, 'k', s.keys)) FROM (
-               SELECT q.counter_id, sum(q.n) AS n, %7$s AS keys FROM q
-                WHERE q.k NOT IN (SELECT b.k FROM busy b) GROUP BY q.counter_id) s
+               -- a busy key's sum goes back as one row, which counts as one when applied: what it folded counts now
+               SELECT q.counter_id,
+                      sum(CASE WHEN q.k IN (SELECT b.k FROM busy b) THEN greatest(q.n - 1, 0) ELSE q.n END) AS n,
+                      %7$s AS keys FROM q GROUP BY q.counter_id) s
             WHERE NOT EXISTS (SELECT FROM unwritten)$q$,
         target_schema, target_table, target_key,
         CASE WHEN key_type = 'uuid' THEN 'target_uuid' ELSE 'target_id' END,
@@ -911,8 +915,10 @@ BEGIN
                              FROM parked p WHERE p.total NOT BETWEEN -9223372036854775808 AND 9223372036854775807
                        )
                        SELECT coalesce(jsonb_agg(jsonb_build_object('c', s.counter_id, 'n', s.n)), '[]') FROM (
-                           SELECT q.counter_id, sum(q.n) AS n FROM q
-                            WHERE q.counter_id NOT IN (SELECT w.counter_id FROM waits w) GROUP BY q.counter_id) s$q$, kc)
+                           -- a sum that goes back counts as one when applied later (see apply_folded_sql)
+                           SELECT q.counter_id, sum(CASE WHEN q.counter_id IN (SELECT w.counter_id FROM waits w)
+                                                         THEN greatest(q.n - 1, 0) ELSE q.n END) AS n
+                             FROM q GROUP BY q.counter_id) s$q$, kc)
                     INTO part USING ids, cids, tids, tuuids, deltas, ats, refused, key, states, messages, ns, lasts;
                 report := report || part;
             END LOOP;
