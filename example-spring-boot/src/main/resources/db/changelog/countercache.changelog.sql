@@ -868,17 +868,17 @@ AS $fn$
        AND NOT EXISTS (SELECT FROM pg_attribute a,
                                LATERAL (SELECT pg_get_expr(ad.adbin, a.attrelid) AS e FROM pg_attrdef ad
                                          WHERE ad.adrelid = a.attrelid AND ad.adnum = a.attnum) g,
-                               -- the parts it packs, in the order the library packs them
-                               LATERAL (SELECT format('(^|[^[:alnum:]_])%s([^[:alnum:]_]|$)', regexp_replace(
-                                                   quote_ident(coalesce(c.bucket_parent, c.target_parts[1])),
-                                                   '([^[:alnum:]_])', '\\\1', 'g')) AS r1,
-                                               format('(^|[^[:alnum:]_])%s([^[:alnum:]_]|$)', regexp_replace(
-                                                   quote_ident(coalesce(c.bucket_column, c.target_parts[2])),
-                                                   '([^[:alnum:]_])', '\\\1', 'g')) AS r2) p
+                               -- the parts it packs, each as a whole word, in the order the library packs them
+                               LATERAL (SELECT array_agg(format('(^|[^[:alnum:]_])%s([^[:alnum:]_]|$)',
+                                                                regexp_replace(quote_ident(x.part), '([^[:alnum:]_])',
+                                                                               '\\\1', 'g')) ORDER BY x.i) AS r
+                                          FROM unnest(ARRAY[coalesce(c.bucket_parent, c.target_parts[1]),
+                                                            coalesce(c.bucket_column, c.target_parts[2])])
+                                               WITH ORDINALITY AS x(part, i)) p
                         WHERE a.attrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
                           AND a.attname = c.target_key AND a.attgenerated = 's' AND a.atttypid = 'uuid'::regtype
                           AND g.e LIKE split_part(countercache.packed_key_sql(c), '(', 1) || '(%'
-                          AND regexp_instr(g.e, p.r1) BETWEEN 1 AND regexp_instr(g.e, p.r2) - 1)
+                          AND regexp_instr(g.e, p.r[1]) BETWEEN 1 AND regexp_instr(g.e, p.r[2]) - 1)
 $fn$;
 
 -- The problems only a counter of a two-column key can have (counter_problems checks the rest).
@@ -4929,7 +4929,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '4ba99304c4da4c06' $fn$;
+AS $fn$ SELECT '753a081828ef2dd1' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5086,7 +5086,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('4ba99304c4da4c06');
+SELECT countercache.built_by('753a081828ef2dd1');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5174,7 +5174,7 @@ SELECT countercache.install_triggers('public', 'post');
 
 -- changeset countercache:countercache-target-public.topic runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('4ba99304c4da4c06');
+SELECT countercache.built_by('753a081828ef2dd1');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'topic', ARRAY[]::integer[]);
 

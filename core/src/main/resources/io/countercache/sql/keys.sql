@@ -126,17 +126,17 @@ AS $fn$
        AND NOT EXISTS (SELECT FROM pg_attribute a,
                                LATERAL (SELECT pg_get_expr(ad.adbin, a.attrelid) AS e FROM pg_attrdef ad
                                          WHERE ad.adrelid = a.attrelid AND ad.adnum = a.attnum) g,
-                               -- the parts it packs, in the order the library packs them
-                               LATERAL (SELECT format('(^|[^[:alnum:]_])%s([^[:alnum:]_]|$)', regexp_replace(
-                                                   quote_ident(coalesce(c.bucket_parent, c.target_parts[1])),
-                                                   '([^[:alnum:]_])', '\\\1', 'g')) AS r1,
-                                               format('(^|[^[:alnum:]_])%s([^[:alnum:]_]|$)', regexp_replace(
-                                                   quote_ident(coalesce(c.bucket_column, c.target_parts[2])),
-                                                   '([^[:alnum:]_])', '\\\1', 'g')) AS r2) p
+                               -- the parts it packs, each as a whole word, in the order the library packs them
+                               LATERAL (SELECT array_agg(format('(^|[^[:alnum:]_])%s([^[:alnum:]_]|$)',
+                                                                regexp_replace(quote_ident(x.part), '([^[:alnum:]_])',
+                                                                               '\\\1', 'g')) ORDER BY x.i) AS r
+                                          FROM unnest(ARRAY[coalesce(c.bucket_parent, c.target_parts[1]),
+                                                            coalesce(c.bucket_column, c.target_parts[2])])
+                                               WITH ORDINALITY AS x(part, i)) p
                         WHERE a.attrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
                           AND a.attname = c.target_key AND a.attgenerated = 's' AND a.atttypid = 'uuid'::regtype
                           AND g.e LIKE split_part(countercache.packed_key_sql(c), '(', 1) || '(%'
-                          AND regexp_instr(g.e, p.r1) BETWEEN 1 AND regexp_instr(g.e, p.r2) - 1)
+                          AND regexp_instr(g.e, p.r[1]) BETWEEN 1 AND regexp_instr(g.e, p.r[2]) - 1)
 $fn$;
 
 -- The problems only a counter of a two-column key can have (counter_problems checks the rest).
