@@ -1,5 +1,6 @@
 package io.countercache.benchmarks;
 
+import io.countercache.internal.Round;
 import org.HdrHistogram.Histogram;
 
 import java.sql.Connection;
@@ -111,6 +112,9 @@ final class Clients {
                 }
                 try (Connection c = db.connect(); var st = c.createStatement()) {
                     while (running) {
+                        if (variant.isLibrary()) {
+                            st.execute(Round.TAKE);   // as a worker does before each round
+                        }
                         st.execute(sql);
                         Thread.sleep(100);
                     }
