@@ -174,13 +174,7 @@ enum Variant {
     static final String TRIGGER_ONLY_SQL = """
             CREATE FUNCTION trigger_only() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER
             SET search_path = pg_catalog, pg_temp AS $$ BEGIN RETURN NULL; END $$;
-            CREATE TRIGGER trigger_only_insert AFTER INSERT ON blog_comment REFERENCING NEW TABLE AS n
-            FOR EACH STATEMENT EXECUTE FUNCTION trigger_only();
-            CREATE TRIGGER trigger_only_update AFTER UPDATE ON blog_comment REFERENCING OLD TABLE AS o NEW TABLE AS n
-            FOR EACH STATEMENT EXECUTE FUNCTION trigger_only();
-            CREATE TRIGGER trigger_only_delete AFTER DELETE ON blog_comment REFERENCING OLD TABLE AS o
-            FOR EACH STATEMENT EXECUTE FUNCTION trigger_only();
-            """;
+            """ + statementTriggers("trigger_only");
 
     // QUEUE_FLOOR: TRIGGER_ONLY and the queue's insert, nothing else.
     static final String QUEUE_FLOOR_SQL = """
@@ -199,13 +193,19 @@ enum Variant {
                 END IF;
                 RETURN NULL;
             END $$;
-            CREATE TRIGGER queue_floor_insert AFTER INSERT ON blog_comment REFERENCING NEW TABLE AS n
-            FOR EACH STATEMENT EXECUTE FUNCTION queue_floor();
-            CREATE TRIGGER queue_floor_update AFTER UPDATE ON blog_comment REFERENCING OLD TABLE AS o NEW TABLE AS n
-            FOR EACH STATEMENT EXECUTE FUNCTION queue_floor();
-            CREATE TRIGGER queue_floor_delete AFTER DELETE ON blog_comment REFERENCING OLD TABLE AS o
-            FOR EACH STATEMENT EXECUTE FUNCTION queue_floor();
-            """;
+            """ + statementTriggers("queue_floor");
+
+    /** Statement triggers on blog_comment like the library's (transition tables n and o) that call function. */
+    private static String statementTriggers(String function) {
+        return """
+                CREATE TRIGGER %1$s_insert AFTER INSERT ON blog_comment REFERENCING NEW TABLE AS n
+                FOR EACH STATEMENT EXECUTE FUNCTION %1$s();
+                CREATE TRIGGER %1$s_update AFTER UPDATE ON blog_comment REFERENCING OLD TABLE AS o NEW TABLE AS n
+                FOR EACH STATEMENT EXECUTE FUNCTION %1$s();
+                CREATE TRIGGER %1$s_delete AFTER DELETE ON blog_comment REFERENCING OLD TABLE AS o
+                FOR EACH STATEMENT EXECUTE FUNCTION %1$s();
+                """.formatted(function);
+    }
 
     static final TableName COMMENT = new TableName("public", "blog_comment");
     static final List<CounterDefinition> COUNTERS = List.of(
