@@ -7,6 +7,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -60,8 +61,13 @@ class ChaosIT {
             // EXCLUSIVE for the moment it runs (bounded by the round's lock_timeout, as any DDL on a table it reads)
             + " AND NOT (a.wait_event = 'relation' AND b.query LIKE 'TRUNCATE%')";
 
+    /** Each truncate of a generation taken whole gives it a new file. */
+    private static final String GENERATION_FILES = "SELECT pg_relation_filenode('countercache.delta_0')::text,"
+            + " pg_relation_filenode('countercache.delta_1')::text";
+
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final ConcurrentHashMap<String, AtomicLong> counts = new ConcurrentHashMap<>();
+    private final Set<String> files = ConcurrentHashMap.newKeySet();   // of the generations, as the run saw them
 
     @ParameterizedTest
     @EnumSource(value = Strategy.class, names = {"QUEUE", "UNLOGGED", "DIRECT", "SLOTTED"})
@@ -108,7 +114,6 @@ class ChaosIT {
         actors.add(pool.submit(loop(db, seeds.split(), this::deleteAndInsertTarget, 300)));
         actors.add(pool.submit(loop(db, seeds.split(), this::truncate, 2500)));
         actors.add(pool.submit(loop(db, seeds.split(), this::take, 400)));   // beside the workers' own takes
-        Set<String> files = ConcurrentHashMap.newKeySet();
         Future<Long> watcher = pool.submit(() -> {
             long seen = 0;
             while (running.get()) {
@@ -129,9 +134,7 @@ class ChaosIT {
                 }
                 seen += waits.size();
                 counts.computeIfAbsent("watcher samples", k -> new AtomicLong()).incrementAndGet();
-                // each truncate of a generation taken whole gives it a new file
-                files.addAll(db.queryRows("SELECT pg_relation_filenode('countercache.delta_0'),"
-                        + " pg_relation_filenode('countercache.delta_1')").get(0));
+                files.addAll(db.queryRows(GENERATION_FILES).get(0));
                 Thread.sleep(3);
             }
             return seen;
@@ -166,7 +169,7 @@ class ChaosIT {
     }
 
     private interface Action {
-        void run(Statement st, SplittableRandom random) throws SQLException;
+        void run(Statement st, SplittableRandom random) throws SQLException, InterruptedException;
     }
 
     /** Runs an action again and again in transactions of its own until the load stops, pausing between. */
@@ -409,10 +412,46 @@ class ChaosIT {
         count("deleteAndInsertTarget");
     }
 
-    /** A take of the generation writers have left, as a worker runs before each round. */
-    private void take(Statement st, SplittableRandom r) throws SQLException {
-        st.execute("SELECT count(*) FROM countercache.take_generation()");
+    /**
+     * A take of the generation writers have left, as a worker runs before each round. Every other time it first
+     * queues a burst of its own, 60 comments on one article, and holds it uncommitted until the clock has turned: the
+     * workers claim only what is committed, so the burst reaches the queue in a generation already left, dense enough
+     * to fold however fast the writers write and the workers claim (a run whose takes found only the writers' sparse
+     * generations once saw none truncated). It then tries the take until one truncates, for most of that second: a
+     * round in flight holds the generations, and a take never waits for it.
+     */
+    private void take(Statement st, SplittableRandom r) throws SQLException, InterruptedException {
+        boolean burst = r.nextBoolean();
+        if (burst) {
+            int article = 1 + r.nextInt(ARTICLES);
+            for (int i = 0; i < 60; i++) {
+                st.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status, likes) VALUES (1, "
+                        + article + ", 'public', 1)");
+            }
+            Thread.sleep(1150 - System.currentTimeMillis() % 1000);   // into the next second, past the take's 0.1 s
+            st.getConnection().commit();
+        }
+        for (int i = 0; i < (burst ? 30 : 1); i++) {
+            if (i > 0) {
+                st.getConnection().commit();
+                Thread.sleep(20);
+            }
+            try (ResultSet rs = st.executeQuery("SELECT count(*) FROM countercache.take_generation()")) {
+                if (rs.next() && rs.getLong(1) > 0) {   // a counter's deltas folded: the generation is truncated
+                    break;
+                }
+            }
+        }
+        generationFiles(st);   // this take's truncate, or a worker's take's before it
         count("take");
+    }
+
+    private void generationFiles(Statement st) throws SQLException {
+        try (ResultSet rs = st.executeQuery(GENERATION_FILES)) {
+            rs.next();
+            files.add(rs.getString(1));
+            files.add(rs.getString(2));
+        }
     }
 
     private void truncate(Statement st, SplittableRandom r) throws SQLException {
