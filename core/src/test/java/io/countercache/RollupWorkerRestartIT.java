@@ -16,14 +16,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RollupWorkerRestartIT {
 
-    /**
-     * What is queued, per counter and key. Not the rows: the worker's take, before a round or after the restart, may
-     * fold the generation writers left into one row per key (925 rows into 100 and 145 in CI), which keeps these sums.
-     */
-    private static final String PENDING = "SELECT counter_id, target_id, target_uuid, sum(delta) FROM countercache.delta"
-            + " GROUP BY 1, 2, 3 UNION ALL SELECT counter_id, NULL::bigint, NULL::uuid, count(*)"
-            + " FROM countercache.distinct_delta GROUP BY 1 ORDER BY 1, 2, 3";
-
     @Test
     void theWorkerRidesOutARestartOfTheServerLosingNothing() throws Exception {
         try (RestartablePostgres pg = RestartablePostgres.start()) {
@@ -31,7 +23,7 @@ class RollupWorkerRestartIT {
             BlogSchema.create(db);
             db.execute(RollupWorkerFaultsIT.STALL + RollupWorkerFaultsIT.COMMENTS_ONE_BY_ONE);
             long queued = db.queryLong("SELECT depth FROM countercache.queue_state()");
-            List<List<String>> before = db.queryRows(PENDING);
+            List<List<String>> before = db.queryRows(RollupWorkerFaultsIT.PENDING);
 
             try (RollupWorker w = RollupWorker.builder(pg.dataSource()).name("restart").batchSize(100)
                     .pollInterval(Duration.ofMillis(10)).maxBackoff(Duration.ofMillis(200)).build().start()) {
@@ -42,7 +34,7 @@ class RollupWorkerRestartIT {
                 assertThat(w.isRunning()).isTrue();
                 pg.restart();
 
-                assertThat(db.queryRows(PENDING)).as("what is queued after the restart: the stalled round rolled back")
+                assertThat(db.queryRows(RollupWorkerFaultsIT.PENDING)).as("what is queued after the restart: the stalled round rolled back")
                         .isEqualTo(before);
                 db.execute("DELETE FROM stall");
                 until("the queue to drain", () -> db.queryLong("SELECT depth FROM countercache.queue_state()") == 0);
