@@ -34,7 +34,8 @@ class RollupWorkerRestartIT {
                 assertThat(w.isRunning()).isTrue();
                 pg.restart();
 
-                assertThat(db.queryRows(RollupWorkerFaultsIT.PENDING)).as("what is queued after the restart: the stalled round rolled back")
+                assertThat(db.queryRows(RollupWorkerFaultsIT.PENDING))
+                        .as("what is queued after the restart: the stalled round rolled back")
                         .isEqualTo(before);
                 db.execute("DELETE FROM stall");
                 until("the queue to drain", () -> db.queryLong("SELECT depth FROM countercache.queue_state()") == 0);

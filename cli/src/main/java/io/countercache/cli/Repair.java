@@ -19,6 +19,15 @@ import java.util.concurrent.Callable;
         description = "Recount counters online, in batches, and roll the corrections up.")
 final class Repair implements Callable<Integer> {
 
+    /**
+     * One batch of a counter's recount while it is still requested, or no row once it is not: a rollup worker may run
+     * the batches too, and a {@code recount_step} after a worker ran the job to its end would start it again from the
+     * first key. Locking the job first waits for a worker's batch in progress, then sees the job as that batch left it.
+     */
+    static final String STEP = "WITH j AS MATERIALIZED (SELECT j.counter_id FROM countercache.recount_job j"
+            + " WHERE j.counter_id = ? FOR UPDATE)"
+            + " SELECT s.done, s.targets, s.corrected FROM j, countercache.recount_step(j.counter_id, ?) s";
+
     @Mixin
     Database database;
 
@@ -33,28 +42,30 @@ final class Repair implements Callable<Integer> {
     public Integer call() throws Exception {
         try (Connection c = database.connect();
              PreparedStatement request = c.prepareStatement("SELECT countercache.request_recount(?)");
-             PreparedStatement step = c.prepareStatement("SELECT done, targets, corrected FROM countercache.recount_step(?, ?)")) {
+             PreparedStatement step = c.prepareStatement(STEP)) {
             for (Object[] k : Database.counters(c, counter)) {
                 request.setInt(1, (Integer) k[0]);
                 request.execute();
                 long targets = 0, corrected = 0, started = System.nanoTime();
+                boolean elsewhere = false;
                 for (boolean done = false; !done; ) {
                     step.setInt(1, (Integer) k[0]);
                     step.setInt(2, batchSize);
                     try (ResultSet rs = step.executeQuery()) {
-                        rs.next();
-                        done = rs.getBoolean(1);
-                        targets += rs.getLong(2);
-                        corrected += rs.getLong(3);
-                        if (!done && rs.getLong(2) == 0) {
-                            Thread.sleep(50);   // another session holds this counter's recount
+                        elsewhere = !rs.next();
+                        done = elsewhere || rs.getBoolean(1);
+                        if (!elsewhere) {
+                            targets += rs.getLong(2);
+                            corrected += rs.getLong(3);
                         }
                     }
                     System.err.printf("%s: %,d targets checked, %,d corrected%n", k[1], targets, corrected);
                 }
                 double seconds = (System.nanoTime() - started) / 1e9;
-                System.out.printf(Locale.ROOT, "%s: %,d targets corrected of %,d checked in %.1f s (%,.0f targets/s)%n", k[1],
-                        corrected, targets, seconds, targets / seconds);
+                System.out.printf(Locale.ROOT, "%s: %,d targets corrected of %,d checked in %.1f s"
+                        + " (%,.0f targets/s)%s%n",
+                        k[1], corrected, targets, seconds, targets / seconds,
+                        elsewhere ? "; a worker (or another session) checked the rest" : "");
             }
             Drain.Drained d = Drain.drain(c, batchSize);
             Drain.report(d);

@@ -5,6 +5,7 @@ import io.countercache.spi.CounterDefinition;
 import io.countercache.spi.Installation;
 import io.countercache.spi.KeyType;
 import io.countercache.spi.TableName;
+import io.countercache.testing.Sessions;
 import io.countercache.testing.TestDatabase;
 import io.countercache.testing.TestPostgres;
 import org.junit.jupiter.api.BeforeAll;
@@ -128,6 +129,37 @@ class CliIT {
         assertThat(db.queryLong("SELECT count(*) FROM article a WHERE a.comments <>"
                 + " (SELECT count(*) FROM comment c WHERE c.article_id = a.id)")).isZero();
         assertThat(db.queryLong("SELECT sum(comments) FROM article")).isEqualTo(1_200_000 + written.get());
+    }
+
+    /**
+     * repair steps through a recount that a rollup worker steps through too (recount_next, between its rounds). A step
+     * while the worker's batch is open waits for it, and once the worker has run the job to its end, repair finds no
+     * job and stops; a recount_step there would request the job again and recount from the first key.
+     */
+    @Test
+    void repairStopsWhereAWorkerRanTheRecountToItsEnd() throws Exception {
+        TestDatabase small = TestPostgres.newDatabase(CliIT.class);
+        small.execute("CREATE TABLE article (id bigint PRIMARY KEY);"
+                + "CREATE TABLE comment (id bigserial PRIMARY KEY, article_id bigint REFERENCES article);"
+                + "CREATE INDEX ON comment (article_id); INSERT INTO article SELECT g FROM generate_series(1, 50) g;"
+                + "INSERT INTO comment (article_id) SELECT 1 + g % 50 FROM generate_series(1, 2000) g");
+        int id;
+        try (Connection c = small.dataSource().getConnection()) {
+            Installation.apply(c, Installation.units(List.of(COMMENTS)));
+            id = (Integer) Database.counters(c, null).get(0)[0];
+        }
+        String step = Repair.STEP.replaceFirst("\\?", "" + id).replaceFirst("\\?", "10");
+        try (Sessions s = new Sessions(small.dataSource())) {
+            Sessions.Session repair = s.open("repair"), worker = s.open("worker");
+            repair.run("SELECT countercache.request_recount(" + id + ")");
+            assertThat(repair.run(step)).as("repair's first batch").containsExactly(List.of("f", "10", "0"));
+            worker.run("BEGIN; SELECT * FROM countercache.recount_next(1000)");   // the other 40, to the job's end
+            Sessions.Step next = repair.start(step);
+            s.awaitWaiting(repair);
+            worker.run("COMMIT");
+            assertThat(next.await()).as("a step after the worker ran the job to its end").isEmpty();
+        }
+        assertThat(small.queryLong("SELECT count(*) FROM countercache.recount_job")).as("jobs left").isZero();
     }
 
     /**
