@@ -208,8 +208,24 @@ class RolesIT {
     @Test
     @Order(4)
     void theGuardScriptInstallsTheDdlGuardWhichChecksTheMigratorsMigrationsOnly() throws Exception {
-        db.execute("DROP EVENT TRIGGER countercache_ddl_guard; DROP EVENT TRIGGER countercache_drop_guard;"
-                + " DROP EVENT TRIGGER countercache_trigger_guard");
+        String dropAll = "DROP EVENT TRIGGER countercache_ddl_guard; DROP EVENT TRIGGER countercache_drop_guard;"
+                + " DROP EVENT TRIGGER countercache_trigger_guard";
+        db.execute(dropAll);
+        // the worker warns of each missing event trigger when it starts, with the fix, and an install puts them back
+        try (Connection c = as("countercache_worker", "worker").getConnection()) {
+            assertThat(io.countercache.internal.Round.setupProblems(c)).hasSize(3).allSatisfy(p -> assertThat(p)
+                    .contains("of countercache's DDL guard is missing").contains("runs the guard script"));
+            try (Connection migrator = db.dataSource().getConnection()) {
+                Installation.apply(migrator, Installation.units(ALL_COUNTERS,
+                        List.of(new LimitDefinition("test", "calls", "1 day", 2, "UTC", 2))));
+            }
+            assertThat(io.countercache.internal.Round.setupProblems(c)).as("after an install as a superuser").isEmpty();
+            db.execute("ALTER EVENT TRIGGER countercache_trigger_guard DISABLE");
+            assertThat(io.countercache.internal.Round.setupProblems(c)).singleElement().asString()
+                    .contains("countercache_trigger_guard of countercache's DDL guard is disabled")
+                    .contains("ALTER EVENT TRIGGER countercache_trigger_guard ENABLE");
+        }
+        db.execute(dropAll);
         db.execute("ALTER TABLE blog_comment ADD COLUMN unguarded int; ALTER TABLE blog_comment DROP COLUMN unguarded");
         db.execute(script("guard"));
         assertThatThrownBy(() -> db.executeInTransaction("ALTER TABLE blog_comment RENAME COLUMN likes TO hearts"))

@@ -3351,36 +3351,55 @@ BEGIN
     END IF;
 END
 $fn$;
+-- The guard's three event triggers (ddl_guard behind two, trigger_guard behind one) that are not in place as this
+-- version makes them: missing, made by an earlier version that watched fewer statements, or disabled; each with its
+-- fix, and the statement that creates it (none for a disabled one: a superuser disabled it). Only a superuser can
+-- create event triggers: the install creates them when the migrator is one and warns of them otherwise; the worker
+-- logs them when it starts and the CLI's status lists them.
+CREATE OR REPLACE FUNCTION countercache.guard_problems()
+RETURNS TABLE (guard name, problem text, fix text, statement text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT g.name,
+           format('the event trigger %I of countercache''s DDL guard %s: a migration may break a counter or a trigger'
+                  ' unseen (the boot check and status still find what it breaks)', g.name,
+                  CASE WHEN e.oid IS NULL THEN 'is missing'
+                       WHEN NOT e.evttags @> g.tags THEN 'is out of date (made by an earlier version)'
+                       ELSE 'is disabled' END),
+           CASE WHEN e.oid IS NULL OR NOT e.evttags @> g.tags
+                THEN 'a superuser runs the guard script of docs/security.md, "The DDL guard, when the migrator is not a'
+                     ' superuser" (or applies the changelog as one)'
+                ELSE format('a superuser runs ALTER EVENT TRIGGER %I ENABLE', g.name) END,
+           CASE WHEN e.oid IS NULL OR NOT e.evttags @> g.tags
+                THEN format('CREATE EVENT TRIGGER %I ON %s WHEN TAG IN (%s) EXECUTE FUNCTION countercache.%I()',
+                            g.name, g.event, (SELECT string_agg(quote_literal(t), ', ') FROM unnest(g.tags) t),
+                            g.handler) END
+      FROM (VALUES ('countercache_ddl_guard'::name, 'ddl_command_end', ARRAY['ALTER TABLE', 'CREATE TABLE'],
+                    'ddl_guard'::name),
+                   -- CREATE TABLE: a table made a child (INHERITS, PARTITION OF) of a counted one
+                   ('countercache_drop_guard', 'sql_drop', ARRAY['DROP TABLE', 'DROP INDEX'], 'ddl_guard'),
+                   ('countercache_trigger_guard', 'ddl_command_end', ARRAY['CREATE TRIGGER', 'ALTER TABLE'], 'trigger_guard'))
+           AS g(name, event, tags, handler)
+      LEFT JOIN pg_event_trigger e ON e.evtname = g.name
+     WHERE e.oid IS NULL OR NOT e.evttags @> g.tags OR e.evtenabled = 'D'
+     ORDER BY g.name
+$fn$;
 DO $guard$
+DECLARE
+    g record;
+    super boolean := (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER);
 BEGIN
-    IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER) THEN
-        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e    -- made before CREATE TABLE was guarded: again
-                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_ddl_guard'
-                          AND 'CREATE TABLE' OPERATOR(pg_catalog.=) ANY (e.evttags)) THEN
-            IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
-                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_ddl_guard') THEN
-                DROP EVENT TRIGGER countercache_ddl_guard;
+    FOR g IN SELECT * FROM countercache.guard_problems() LOOP
+        IF NOT super THEN
+            RAISE WARNING 'countercache: %', g.problem USING HINT = g.fix;
+        ELSIF g.statement IS NOT NULL THEN
+            IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger e WHERE e.evtname OPERATOR(pg_catalog.=) g.guard) THEN
+                EXECUTE pg_catalog.format('DROP EVENT TRIGGER %I', g.guard);   -- an earlier version's
             END IF;
-            -- CREATE TABLE: a table made a child (INHERITS, PARTITION OF) of a counted one
-            CREATE EVENT TRIGGER countercache_ddl_guard ON ddl_command_end WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE')
-                EXECUTE FUNCTION countercache.ddl_guard();
+            EXECUTE g.statement;
         END IF;
-        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
-                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_trigger_guard') THEN
-            CREATE EVENT TRIGGER countercache_trigger_guard ON ddl_command_end WHEN TAG IN ('CREATE TRIGGER', 'ALTER TABLE')
-                EXECUTE FUNCTION countercache.trigger_guard();
-        END IF;
-        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e    -- made before DROP INDEX was guarded: again
-                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_drop_guard'
-                          AND 'DROP INDEX' OPERATOR(pg_catalog.=) ANY (e.evttags)) THEN
-            IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
-                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_drop_guard') THEN
-                DROP EVENT TRIGGER countercache_drop_guard;
-            END IF;
-            CREATE EVENT TRIGGER countercache_drop_guard ON sql_drop WHEN TAG IN ('DROP TABLE', 'DROP INDEX')
-                EXECUTE FUNCTION countercache.ddl_guard();
-        END IF;
-    END IF;
+    END LOOP;
 END
 $guard$;
 
@@ -4933,7 +4952,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '1cf78570cc3ff195' $fn$;
+AS $fn$ SELECT '3857295e13732978' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4952,7 +4971,8 @@ GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint), countercache.di
 -- form, lane_of and in_lane, which its claim calls even for one lane, and unwritten, which its applying statements
 -- call); the queue's generations, which a round claims from and take_generation locks, reads and truncates, the
 -- clock that names them, and the fold both run (queue_sums_sql); the rows a round locks (queue_claim's, which orders
--- the claims, a lane's, and distinct_claim's); the check of row-level security a worker runs when it starts; the
+-- the claims, a lane's, and distinct_claim's); the check of row-level security a worker runs when it starts, and
+-- that of the DDL guard's event triggers, which it and the CLI's status run (to whoever may list problems); the
 -- formulas of packed keys, which key_sql and batch_source_sql call for every counter; the copies of a counter per
 -- source table, which drift_sql asks for every counter; and the check that drift's snapshot saw every truncated
 -- generation.
@@ -4971,6 +4991,7 @@ BEGIN
              'SELECT, UPDATE ON countercache.queue_claim, countercache.lane_claim, countercache.distinct_claim'),
             ('countercache.rollup_report(integer, boolean)',
              'EXECUTE ON FUNCTION countercache.row_security_problems(name), countercache.trigger_rights_problems(oid[])'),
+            ('countercache.installed_problems(text[])', 'EXECUTE ON FUNCTION countercache.guard_problems()'),
             ('countercache.key_sql(countercache.counter)',
              'EXECUTE ON FUNCTION countercache.packed_key_sql(countercache.counter),'
              ' countercache.pair_key_sql(countercache.counter), countercache.digested(countercache.counter),'
@@ -5090,7 +5111,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('1cf78570cc3ff195');
+SELECT countercache.built_by('3857295e13732978');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5178,7 +5199,7 @@ SELECT countercache.install_triggers('public', 'post');
 
 -- changeset countercache:countercache-target-public.topic runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('1cf78570cc3ff195');
+SELECT countercache.built_by('3857295e13732978');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'topic', ARRAY[]::integer[]);
 

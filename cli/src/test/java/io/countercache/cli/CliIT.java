@@ -288,7 +288,23 @@ class CliIT {
         Run json = cli("status", "--json");
         assertThat(json.exit()).isZero();
         assertThat(json.out()).contains("\"counter\":\"public.article.comments\"").contains("\"triggers\":\"installed\"");
-        assertThat(cli("status").out()).contains("public.article.comments").contains("installed");
+        assertThat(cli("status").out()).contains("public.article.comments").contains("installed")
+                .doesNotContain("warning:");
+    }
+
+    /** An event trigger of the DDL guard not in place is a warning with its fix, and no problem of a counter. */
+    @Test
+    void statusWarnsOfAGuardNotInPlace() throws Exception {
+        db.execute("ALTER EVENT TRIGGER countercache_drop_guard DISABLE");
+        try {
+            Run warned = cli("status");
+            assertThat(warned.exit()).isZero();
+            assertThat(warned.out()).contains("warning: the event trigger countercache_drop_guard of countercache's DDL"
+                    + " guard is disabled").contains("fix: a superuser runs ALTER EVENT TRIGGER countercache_drop_guard");
+            assertThat(cli("status", "--json").out()).contains("{\"warning\":\"the event trigger countercache_drop_guard");
+        } finally {
+            db.execute("ALTER EVENT TRIGGER countercache_drop_guard ENABLE");
+        }
     }
 
     @Test

@@ -186,13 +186,15 @@ public final class Round {
     /**
      * What in the database may make this connection's role count wrong or run others' code, each as one line naming
      * its counters and the fix (see docs/security.md): counted tables whose row-level security may hide rows from it,
-     * and triggers of the tables it writes whose code another role may change.
+     * triggers of the tables it writes whose code another role may change, and event triggers of the DDL guard not in
+     * place, without which a migration may break a counter unseen.
      */
     public static List<String> setupProblems(Connection c) throws SQLException {
         List<String> problems = new ArrayList<>();
         try (PreparedStatement ps = c.prepareStatement("SELECT p.problem || '; fix: ' || p.fix FROM ("
                 + " SELECT r.table_name, r.problem, r.fix FROM countercache.row_security_problems(current_user) r"
-                + " UNION ALL SELECT t.table_name, t.problem, t.fix FROM countercache.trigger_rights_problems() t) p"
+                + " UNION ALL SELECT t.table_name, t.problem, t.fix FROM countercache.trigger_rights_problems() t"
+                + " UNION ALL SELECT NULL, g.problem, g.fix FROM countercache.guard_problems() g) p"
                 + " ORDER BY p.table_name, p.problem");
              ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {

@@ -778,35 +778,54 @@ BEGIN
     END IF;
 END
 $fn$;
+-- The guard's three event triggers (ddl_guard behind two, trigger_guard behind one) that are not in place as this
+-- version makes them: missing, made by an earlier version that watched fewer statements, or disabled; each with its
+-- fix, and the statement that creates it (none for a disabled one: a superuser disabled it). Only a superuser can
+-- create event triggers: the install creates them when the migrator is one and warns of them otherwise; the worker
+-- logs them when it starts and the CLI's status lists them.
+CREATE OR REPLACE FUNCTION countercache.guard_problems()
+RETURNS TABLE (guard name, problem text, fix text, statement text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+    SELECT g.name,
+           format('the event trigger %I of countercache''s DDL guard %s: a migration may break a counter or a trigger'
+                  ' unseen (the boot check and status still find what it breaks)', g.name,
+                  CASE WHEN e.oid IS NULL THEN 'is missing'
+                       WHEN NOT e.evttags @> g.tags THEN 'is out of date (made by an earlier version)'
+                       ELSE 'is disabled' END),
+           CASE WHEN e.oid IS NULL OR NOT e.evttags @> g.tags
+                THEN 'a superuser runs the guard script of docs/security.md, "The DDL guard, when the migrator is not a'
+                     ' superuser" (or applies the changelog as one)'
+                ELSE format('a superuser runs ALTER EVENT TRIGGER %I ENABLE', g.name) END,
+           CASE WHEN e.oid IS NULL OR NOT e.evttags @> g.tags
+                THEN format('CREATE EVENT TRIGGER %I ON %s WHEN TAG IN (%s) EXECUTE FUNCTION countercache.%I()',
+                            g.name, g.event, (SELECT string_agg(quote_literal(t), ', ') FROM unnest(g.tags) t),
+                            g.handler) END
+      FROM (VALUES ('countercache_ddl_guard'::name, 'ddl_command_end', ARRAY['ALTER TABLE', 'CREATE TABLE'],
+                    'ddl_guard'::name),
+                   -- CREATE TABLE: a table made a child (INHERITS, PARTITION OF) of a counted one
+                   ('countercache_drop_guard', 'sql_drop', ARRAY['DROP TABLE', 'DROP INDEX'], 'ddl_guard'),
+                   ('countercache_trigger_guard', 'ddl_command_end', ARRAY['CREATE TRIGGER', 'ALTER TABLE'], 'trigger_guard'))
+           AS g(name, event, tags, handler)
+      LEFT JOIN pg_event_trigger e ON e.evtname = g.name
+     WHERE e.oid IS NULL OR NOT e.evttags @> g.tags OR e.evtenabled = 'D'
+     ORDER BY g.name
+$fn$;
 DO $guard$
+DECLARE
+    g record;
+    super boolean := (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER);
 BEGIN
-    IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER) THEN
-        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e    -- made before CREATE TABLE was guarded: again
-                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_ddl_guard'
-                          AND 'CREATE TABLE' OPERATOR(pg_catalog.=) ANY (e.evttags)) THEN
-            IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
-                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_ddl_guard') THEN
-                DROP EVENT TRIGGER countercache_ddl_guard;
+    FOR g IN SELECT * FROM countercache.guard_problems() LOOP
+        IF NOT super THEN
+            RAISE WARNING 'countercache: %', g.problem USING HINT = g.fix;
+        ELSIF g.statement IS NOT NULL THEN
+            IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger e WHERE e.evtname OPERATOR(pg_catalog.=) g.guard) THEN
+                EXECUTE pg_catalog.format('DROP EVENT TRIGGER %I', g.guard);   -- an earlier version's
             END IF;
-            -- CREATE TABLE: a table made a child (INHERITS, PARTITION OF) of a counted one
-            CREATE EVENT TRIGGER countercache_ddl_guard ON ddl_command_end WHEN TAG IN ('ALTER TABLE', 'CREATE TABLE')
-                EXECUTE FUNCTION countercache.ddl_guard();
+            EXECUTE g.statement;
         END IF;
-        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
-                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_trigger_guard') THEN
-            CREATE EVENT TRIGGER countercache_trigger_guard ON ddl_command_end WHEN TAG IN ('CREATE TRIGGER', 'ALTER TABLE')
-                EXECUTE FUNCTION countercache.trigger_guard();
-        END IF;
-        IF NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger e    -- made before DROP INDEX was guarded: again
-                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_drop_guard'
-                          AND 'DROP INDEX' OPERATOR(pg_catalog.=) ANY (e.evttags)) THEN
-            IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger e
-                        WHERE e.evtname OPERATOR(pg_catalog.=) 'countercache_drop_guard') THEN
-                DROP EVENT TRIGGER countercache_drop_guard;
-            END IF;
-            CREATE EVENT TRIGGER countercache_drop_guard ON sql_drop WHEN TAG IN ('DROP TABLE', 'DROP INDEX')
-                EXECUTE FUNCTION countercache.ddl_guard();
-        END IF;
-    END IF;
+    END LOOP;
 END
 $guard$;

@@ -15,7 +15,8 @@ GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint), countercache.di
 -- form, lane_of and in_lane, which its claim calls even for one lane, and unwritten, which its applying statements
 -- call); the queue's generations, which a round claims from and take_generation locks, reads and truncates, the
 -- clock that names them, and the fold both run (queue_sums_sql); the rows a round locks (queue_claim's, which orders
--- the claims, a lane's, and distinct_claim's); the check of row-level security a worker runs when it starts; the
+-- the claims, a lane's, and distinct_claim's); the check of row-level security a worker runs when it starts, and
+-- that of the DDL guard's event triggers, which it and the CLI's status run (to whoever may list problems); the
 -- formulas of packed keys, which key_sql and batch_source_sql call for every counter; the copies of a counter per
 -- source table, which drift_sql asks for every counter; and the check that drift's snapshot saw every truncated
 -- generation.
@@ -34,6 +35,7 @@ BEGIN
              'SELECT, UPDATE ON countercache.queue_claim, countercache.lane_claim, countercache.distinct_claim'),
             ('countercache.rollup_report(integer, boolean)',
              'EXECUTE ON FUNCTION countercache.row_security_problems(name), countercache.trigger_rights_problems(oid[])'),
+            ('countercache.installed_problems(text[])', 'EXECUTE ON FUNCTION countercache.guard_problems()'),
             ('countercache.key_sql(countercache.counter)',
              'EXECUTE ON FUNCTION countercache.packed_key_sql(countercache.counter),'
              ' countercache.pair_key_sql(countercache.counter), countercache.digested(countercache.counter),'
