@@ -2481,6 +2481,24 @@ BEGIN
 END
 $fn$;
 
+-- One batch of a counter's recount while it is requested (see recount_step), or no row once it is not: the rollup
+-- workers run a requested recount's batches too (recount_next), and recount_step after a worker ran the job to its end
+-- would request it again and recount from the first key. Locking the job first waits for a batch of it in progress in
+-- another session, then goes on from where that batch left it. The CLI's repair steps through its recounts with it.
+CREATE OR REPLACE FUNCTION countercache.continue_recount(counter_id integer,
+                                                         max_targets integer DEFAULT countercache.default_batch_size())
+RETURNS TABLE (done boolean, targets bigint, corrected bigint)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    PERFORM FROM countercache.recount_job j WHERE j.counter_id = continue_recount.counter_id FOR UPDATE;
+    IF FOUND THEN
+        RETURN QUERY SELECT * FROM countercache.recount_step(continue_recount.counter_id, max_targets);
+    END IF;
+END
+$fn$;
+
 -- Recounts one counter in one transaction (see recount_step) and returns how many keys needed a correction. It holds
 -- no lock that a writer waits for; a recount of the same counter already running in another session is waited for.
 -- For a large table prefer batches: countercache.recount_step, or CALL countercache.run_recounts().
@@ -4952,7 +4970,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '3857295e13732978' $fn$;
+AS $fn$ SELECT 'cd595ccb098c814e' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -4974,8 +4992,8 @@ GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint), countercache.di
 -- the claims, a lane's, and distinct_claim's); the check of row-level security a worker runs when it starts, and
 -- that of the DDL guard's event triggers, which it and the CLI's status run (to whoever may list problems); the
 -- formulas of packed keys, which key_sql and batch_source_sql call for every counter; the copies of a counter per
--- source table, which drift_sql asks for every counter; and the check that drift's snapshot saw every truncated
--- generation.
+-- source table, which drift_sql asks for every counter; the check that drift's snapshot saw every truncated
+-- generation; and the batch of a recount that is still requested (continue_recount), which the CLI's repair runs.
 DO $grants$
 DECLARE
     rule record;
@@ -5004,7 +5022,9 @@ BEGIN
              'EXECUTE ON FUNCTION countercache.generation(timestamptz), countercache.take_generation(integer),'
              ' countercache.queue_sums_sql()'),
             ('countercache.drift(integer, integer)',
-             'EXECUTE ON FUNCTION countercache.require_generations_seen(text)'))
+             'EXECUTE ON FUNCTION countercache.require_generations_seen(text)'),
+            ('countercache.recount_step(integer, integer)',
+             'EXECUTE ON FUNCTION countercache.continue_recount(integer, integer)'))
             AS r(held, added)
     LOOP
         FOR grantee IN
@@ -5111,7 +5131,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('3857295e13732978');
+SELECT countercache.built_by('cd595ccb098c814e');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5199,7 +5219,7 @@ SELECT countercache.install_triggers('public', 'post');
 
 -- changeset countercache:countercache-target-public.topic runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('3857295e13732978');
+SELECT countercache.built_by('cd595ccb098c814e');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'topic', ARRAY[]::integer[]);
 

@@ -22,11 +22,9 @@ final class Repair implements Callable<Integer> {
     /**
      * One batch of a counter's recount while it is still requested, or no row once it is not: a rollup worker may run
      * the batches too, and a {@code recount_step} after a worker ran the job to its end would start it again from the
-     * first key. Locking the job first waits for a worker's batch in progress, then sees the job as that batch left it.
+     * first key.
      */
-    static final String STEP = "WITH j AS MATERIALIZED (SELECT j.counter_id FROM countercache.recount_job j"
-            + " WHERE j.counter_id = ? FOR UPDATE)"
-            + " SELECT s.done, s.targets, s.corrected FROM j, countercache.recount_step(j.counter_id, ?) s";
+    static final String STEP = "SELECT done, targets, corrected FROM countercache.continue_recount(?, ?)";
 
     @Mixin
     Database database;

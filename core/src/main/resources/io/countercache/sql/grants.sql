@@ -18,8 +18,8 @@ GRANT EXECUTE ON FUNCTION countercache.pair_key(bigint, bigint), countercache.di
 -- the claims, a lane's, and distinct_claim's); the check of row-level security a worker runs when it starts, and
 -- that of the DDL guard's event triggers, which it and the CLI's status run (to whoever may list problems); the
 -- formulas of packed keys, which key_sql and batch_source_sql call for every counter; the copies of a counter per
--- source table, which drift_sql asks for every counter; and the check that drift's snapshot saw every truncated
--- generation.
+-- source table, which drift_sql asks for every counter; the check that drift's snapshot saw every truncated
+-- generation; and the batch of a recount that is still requested (continue_recount), which the CLI's repair runs.
 DO $grants$
 DECLARE
     rule record;
@@ -48,7 +48,9 @@ BEGIN
              'EXECUTE ON FUNCTION countercache.generation(timestamptz), countercache.take_generation(integer),'
              ' countercache.queue_sums_sql()'),
             ('countercache.drift(integer, integer)',
-             'EXECUTE ON FUNCTION countercache.require_generations_seen(text)'))
+             'EXECUTE ON FUNCTION countercache.require_generations_seen(text)'),
+            ('countercache.recount_step(integer, integer)',
+             'EXECUTE ON FUNCTION countercache.continue_recount(integer, integer)'))
             AS r(held, added)
     LOOP
         FOR grantee IN

@@ -344,6 +344,24 @@ BEGIN
 END
 $fn$;
 
+-- One batch of a counter's recount while it is requested (see recount_step), or no row once it is not: the rollup
+-- workers run a requested recount's batches too (recount_next), and recount_step after a worker ran the job to its end
+-- would request it again and recount from the first key. Locking the job first waits for a batch of it in progress in
+-- another session, then goes on from where that batch left it. The CLI's repair steps through its recounts with it.
+CREATE OR REPLACE FUNCTION countercache.continue_recount(counter_id integer,
+                                                         max_targets integer DEFAULT countercache.default_batch_size())
+RETURNS TABLE (done boolean, targets bigint, corrected bigint)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+BEGIN
+    PERFORM FROM countercache.recount_job j WHERE j.counter_id = continue_recount.counter_id FOR UPDATE;
+    IF FOUND THEN
+        RETURN QUERY SELECT * FROM countercache.recount_step(continue_recount.counter_id, max_targets);
+    END IF;
+END
+$fn$;
+
 -- Recounts one counter in one transaction (see recount_step) and returns how many keys needed a correction. It holds
 -- no lock that a writer waits for; a recount of the same counter already running in another session is waited for.
 -- For a large table prefer batches: countercache.recount_step, or CALL countercache.run_recounts().
