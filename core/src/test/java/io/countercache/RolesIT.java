@@ -278,4 +278,48 @@ class RolesIT {
         db.execute("DROP POLICY countercache_worker ON blog_comment; DROP POLICY app_rows ON blog_comment;"
                 + " ALTER TABLE blog_comment DISABLE ROW LEVEL SECURITY");
     }
+    /**
+     * A migrator that is not a superuser (the admin role of a managed PostgreSQL) installs every counter, and they
+     * count; the install skips the DDL guard's event triggers, which only a superuser may create, and warns of each
+     * with its fix, and a superuser's guard script completes it.
+     */
+    @Test
+    @Order(6)
+    void aMigratorThatIsNotASuperuserInstallsTheCountersAndIsWarnedOfTheGuard() throws Exception {
+        TestDatabase own = TestPostgres.newDatabase(RolesIT.class);
+        own.execute("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'migrator') THEN"
+                + " CREATE ROLE migrator LOGIN PASSWORD 'migrator'; END IF; END $$;"
+                + "ALTER DATABASE " + own.name() + " OWNER TO migrator; ALTER SCHEMA public OWNER TO migrator");
+        PGSimpleDataSource migrator = new PGSimpleDataSource();
+        migrator.setUrl(own.jdbcUrl());
+        migrator.setUser("migrator");
+        migrator.setPassword("migrator");
+        List<String> warnings = new java.util.ArrayList<>();
+        try (Connection c = migrator.getConnection()) {
+            try (Statement st = c.createStatement()) {
+                st.execute(BlogSchema.TABLES);
+            }
+            for (Installation.Unit unit : Installation.units(BlogSchema.EVERY)) {
+                c.setAutoCommit(unit.everyTime());
+                try (Statement st = c.createStatement()) {
+                    st.execute(unit.sql());
+                    for (java.sql.SQLWarning w = st.getWarnings(); w != null; w = w.getNextWarning()) {
+                        warnings.add(w.getMessage());
+                    }
+                }
+                if (!unit.everyTime()) {
+                    c.commit();
+                }
+                c.setAutoCommit(true);
+            }
+        }
+        assertThat(warnings).as("the install's warnings").hasSize(3).allSatisfy(w -> assertThat(w)
+                .contains("of countercache's DDL guard is missing"));
+        assertThat(own.queryLong("SELECT count(*) FROM pg_event_trigger")).isZero();
+        run(migrator, "INSERT INTO blog_user (id) VALUES (1); INSERT INTO blog_article (id) VALUES (1);"
+                + "INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public')");
+        BlogSchema.assertExactAfterRollup(own);
+        own.execute(script("guard"));
+        assertThat(own.queryRows("SELECT guard FROM countercache.guard_problems()")).as("after the guard script").isEmpty();
+    }
 }

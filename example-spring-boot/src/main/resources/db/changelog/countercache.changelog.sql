@@ -36,8 +36,9 @@ RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET client_min_messages = warning   -- a script's DROP ... IF EXISTS of what a fresh schema never had
-SET countercache.ddl_guard = 'off'    -- the library's own tables count nothing; an older guard may call what is gone
 AS $fn$
+DECLARE
+    guard text := current_setting('countercache.ddl_guard', true);
 BEGIN
     IF countercache.installed_version() >= upgrade.version THEN
         RETURN;
@@ -46,7 +47,11 @@ BEGIN
         RAISE EXCEPTION 'countercache: upgrade % needs schema version %, the database has %', upgrade.version,
             upgrade.version - 1, countercache.installed_version() USING ERRCODE = 'object_not_in_prerequisite_state';
     END IF;
+    -- the library's own tables count nothing, and an older guard may call what is gone. Not a SET clause, which only a
+    -- superuser may give a setting of the library's own (PostgreSQL 15 and later)
+    PERFORM set_config('countercache.ddl_guard', 'off', true);
     EXECUTE script;
+    PERFORM set_config('countercache.ddl_guard', coalesce(guard, ''), true);
     INSERT INTO countercache.schema_version (version) VALUES (upgrade.version);
 END
 $fn$;
@@ -3951,11 +3956,6 @@ RETURNS TABLE (counter_id integer, consumed bigint, target_ids bigint[], target_
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET lock_timeout = '200ms'
--- the captures this round's updates fire (a level of a path summed by the level above) queue even for a direct
--- counter, whose target a writer may hold: a round never waits (see capture_sql). A SET clause, so that it holds
--- for this call only: set_config(..., true) would last to the end of the caller's transaction, whose later writes
--- of a direct counter would then queue too
-SET countercache.round = 'on'
 AS $fn$
 #variable_conflict use_column
 DECLARE
@@ -3981,6 +3981,8 @@ DECLARE
     messages text[];
     state text;
     message text;
+    -- countercache.round is 'on' for this call (see the first statement), and as it was again when the call returns
+    round_before text := current_setting('countercache.round', true);
     given_up integer[] := '{}';
     given_up_before integer;
     held_ids bigint[];
@@ -4000,6 +4002,12 @@ DECLARE
                array_agg(f.delta), array_agg(f.enqueued_at), array_agg(f.n), array_agg(f.last)
           FROM f$q$;
 BEGIN
+    -- the captures this round's updates fire (a level of a path summed by the level above) queue even for a direct
+    -- counter, whose target a writer may hold: a round never waits (see capture_sql). For this call only: the
+    -- caller's later writes of a direct counter, in the same transaction, must not queue. Not a SET clause of the
+    -- function, which only a superuser may give a setting of the library's own (PostgreSQL 15 and later); an error
+    -- undoes this with the transaction or the subtransaction that catches it.
+    PERFORM set_config('countercache.round', 'on', true);
     IF max_deltas IS NULL OR max_deltas < 1 THEN
         RAISE EXCEPTION 'countercache.rollup_report: max_deltas must be at least 1, got %', max_deltas
             USING ERRCODE = 'invalid_parameter_value';
@@ -4361,6 +4369,7 @@ BEGIN
                     THEN ARRAY(SELECT x::uuid FROM jsonb_array_elements_text(e->'k') x) END
           FROM jsonb_array_elements(report) e
           LEFT JOIN countercache.counter c ON c.id = (e->>'c')::integer;
+    PERFORM set_config('countercache.round', coalesce(round_before, ''), true);
 END
 $fn$;
 
@@ -4970,7 +4979,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'cd595ccb098c814e' $fn$;
+AS $fn$ SELECT '0a26d742efe706ea' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5131,7 +5140,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('cd595ccb098c814e');
+SELECT countercache.built_by('0a26d742efe706ea');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5219,7 +5228,7 @@ SELECT countercache.install_triggers('public', 'post');
 
 -- changeset countercache:countercache-target-public.topic runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('cd595ccb098c814e');
+SELECT countercache.built_by('0a26d742efe706ea');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'topic', ARRAY[]::integer[]);
 

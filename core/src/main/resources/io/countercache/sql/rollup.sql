@@ -528,11 +528,6 @@ RETURNS TABLE (counter_id integer, consumed bigint, target_ids bigint[], target_
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET lock_timeout = '200ms'
--- the captures this round's updates fire (a level of a path summed by the level above) queue even for a direct
--- counter, whose target a writer may hold: a round never waits (see capture_sql). A SET clause, so that it holds
--- for this call only: set_config(..., true) would last to the end of the caller's transaction, whose later writes
--- of a direct counter would then queue too
-SET countercache.round = 'on'
 AS $fn$
 #variable_conflict use_column
 DECLARE
@@ -558,6 +553,8 @@ DECLARE
     messages text[];
     state text;
     message text;
+    -- countercache.round is 'on' for this call (see the first statement), and as it was again when the call returns
+    round_before text := current_setting('countercache.round', true);
     given_up integer[] := '{}';
     given_up_before integer;
     held_ids bigint[];
@@ -577,6 +574,12 @@ DECLARE
                array_agg(f.delta), array_agg(f.enqueued_at), array_agg(f.n), array_agg(f.last)
           FROM f$q$;
 BEGIN
+    -- the captures this round's updates fire (a level of a path summed by the level above) queue even for a direct
+    -- counter, whose target a writer may hold: a round never waits (see capture_sql). For this call only: the
+    -- caller's later writes of a direct counter, in the same transaction, must not queue. Not a SET clause of the
+    -- function, which only a superuser may give a setting of the library's own (PostgreSQL 15 and later); an error
+    -- undoes this with the transaction or the subtransaction that catches it.
+    PERFORM set_config('countercache.round', 'on', true);
     IF max_deltas IS NULL OR max_deltas < 1 THEN
         RAISE EXCEPTION 'countercache.rollup_report: max_deltas must be at least 1, got %', max_deltas
             USING ERRCODE = 'invalid_parameter_value';
@@ -938,6 +941,7 @@ BEGIN
                     THEN ARRAY(SELECT x::uuid FROM jsonb_array_elements_text(e->'k') x) END
           FROM jsonb_array_elements(report) e
           LEFT JOIN countercache.counter c ON c.id = (e->>'c')::integer;
+    PERFORM set_config('countercache.round', coalesce(round_before, ''), true);
 END
 $fn$;
 

@@ -29,8 +29,9 @@ RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 SET client_min_messages = warning   -- a script's DROP ... IF EXISTS of what a fresh schema never had
-SET countercache.ddl_guard = 'off'    -- the library's own tables count nothing; an older guard may call what is gone
 AS $fn$
+DECLARE
+    guard text := current_setting('countercache.ddl_guard', true);
 BEGIN
     IF countercache.installed_version() >= upgrade.version THEN
         RETURN;
@@ -39,7 +40,11 @@ BEGIN
         RAISE EXCEPTION 'countercache: upgrade % needs schema version %, the database has %', upgrade.version,
             upgrade.version - 1, countercache.installed_version() USING ERRCODE = 'object_not_in_prerequisite_state';
     END IF;
+    -- the library's own tables count nothing, and an older guard may call what is gone. Not a SET clause, which only a
+    -- superuser may give a setting of the library's own (PostgreSQL 15 and later)
+    PERFORM set_config('countercache.ddl_guard', 'off', true);
     EXECUTE script;
+    PERFORM set_config('countercache.ddl_guard', coalesce(guard, ''), true);
     INSERT INTO countercache.schema_version (version) VALUES (upgrade.version);
 END
 $fn$;
