@@ -320,6 +320,7 @@ class RolesIT {
                 + "INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public')");
         BlogSchema.assertExactAfterRollup(own);
         own.execute(script("guard"));
-        assertThat(own.queryRows("SELECT guard FROM countercache.guard_problems()")).as("after the guard script").isEmpty();
+        assertThat(own.queryRows("SELECT guard FROM countercache.guard_problems()")).as("after the guard script")
+                .isEmpty();
     }
 }

@@ -60,7 +60,8 @@ final class Status implements Callable<Integer> {
                 }
             }
             // a guard not in place counts nothing wrong; without it a migration may break a counter unseen
-            try (ResultSet rs = c.createStatement().executeQuery("SELECT problem, fix FROM countercache.guard_problems()")) {
+            try (ResultSet rs = c.createStatement().executeQuery(
+                    "SELECT problem, fix FROM countercache.guard_problems()")) {
                 while (rs.next()) {
                     lines.add(json ? String.format(Locale.ROOT, "{\"warning\":\"%s\",\"fix\":\"%s\"}",
                             escape(rs.getString(1)), escape(rs.getString(2)))

@@ -300,8 +300,10 @@ class CliIT {
             Run warned = cli("status");
             assertThat(warned.exit()).isZero();
             assertThat(warned.out()).contains("warning: the event trigger countercache_drop_guard of countercache's DDL"
-                    + " guard is disabled").contains("fix: a superuser runs ALTER EVENT TRIGGER countercache_drop_guard");
-            assertThat(cli("status", "--json").out()).contains("{\"warning\":\"the event trigger countercache_drop_guard");
+                    + " guard is disabled")
+                    .contains("fix: a superuser runs ALTER EVENT TRIGGER countercache_drop_guard");
+            assertThat(cli("status", "--json").out())
+                    .contains("{\"warning\":\"the event trigger countercache_drop_guard");
         } finally {
             db.execute("ALTER EVENT TRIGGER countercache_drop_guard ENABLE");
         }

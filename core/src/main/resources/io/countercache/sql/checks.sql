@@ -806,7 +806,8 @@ AS $fn$
                     'ddl_guard'::name),
                    -- CREATE TABLE: a table made a child (INHERITS, PARTITION OF) of a counted one
                    ('countercache_drop_guard', 'sql_drop', ARRAY['DROP TABLE', 'DROP INDEX'], 'ddl_guard'),
-                   ('countercache_trigger_guard', 'ddl_command_end', ARRAY['CREATE TRIGGER', 'ALTER TABLE'], 'trigger_guard'))
+                   ('countercache_trigger_guard', 'ddl_command_end', ARRAY['CREATE TRIGGER', 'ALTER TABLE'],
+                    'trigger_guard'))
            AS g(name, event, tags, handler)
       LEFT JOIN pg_event_trigger e ON e.evtname = g.name
      WHERE e.oid IS NULL OR NOT e.evttags @> g.tags OR e.evtenabled = 'D'
