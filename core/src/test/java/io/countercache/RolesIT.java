@@ -294,24 +294,12 @@ class RolesIT {
         migrator.setUrl(own.jdbcUrl());
         migrator.setUser("migrator");
         migrator.setPassword("migrator");
-        List<String> warnings = new java.util.ArrayList<>();
+        List<String> warnings;
         try (Connection c = migrator.getConnection()) {
             try (Statement st = c.createStatement()) {
                 st.execute(BlogSchema.TABLES);
             }
-            for (Installation.Unit unit : Installation.units(BlogSchema.EVERY)) {
-                c.setAutoCommit(unit.everyTime());
-                try (Statement st = c.createStatement()) {
-                    st.execute(unit.sql());
-                    for (java.sql.SQLWarning w = st.getWarnings(); w != null; w = w.getNextWarning()) {
-                        warnings.add(w.getMessage());
-                    }
-                }
-                if (!unit.everyTime()) {
-                    c.commit();
-                }
-                c.setAutoCommit(true);
-            }
+            warnings = UpgradeIT.installNoting(c, Installation.units(BlogSchema.EVERY));
         }
         assertThat(warnings).as("the install's warnings").hasSize(3).allSatisfy(w -> assertThat(w)
                 .contains("of countercache's DDL guard is missing"));

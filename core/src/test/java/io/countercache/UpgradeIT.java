@@ -90,23 +90,28 @@ class UpgradeIT {
     void aFreshInstallPrintsNoNotices() throws Exception {
         TestDatabase db = TestPostgres.newDatabase(UpgradeIT.class);
         db.execute(BlogSchema.TABLES);
-        List<String> notices = new ArrayList<>();
         try (Connection c = db.dataSource().getConnection()) {
-            for (Installation.Unit unit : Installation.units(BlogSchema.ALL)) {
-                c.setAutoCommit(unit.everyTime());
-                try (Statement st = c.createStatement()) {
-                    st.execute(unit.sql());
-                    for (SQLWarning w = st.getWarnings(); w != null; w = w.getNextWarning()) {
-                        notices.add(unit.id() + ": " + w.getMessage());
-                    }
-                }
-                if (!unit.everyTime()) {
-                    c.commit();
-                }
-                c.setAutoCommit(true);
-            }
+            assertThat(installNoting(c, Installation.units(BlogSchema.ALL))).isEmpty();
         }
-        assertThat(notices).isEmpty();
+    }
+
+    /** Installs the units as {@link Installation#apply} does and returns their notices and warnings, each by unit. */
+    static List<String> installNoting(Connection c, List<Installation.Unit> units) throws Exception {
+        List<String> notices = new ArrayList<>();
+        for (Installation.Unit unit : units) {
+            c.setAutoCommit(unit.everyTime());
+            try (Statement st = c.createStatement()) {
+                st.execute(unit.sql());
+                for (SQLWarning w = st.getWarnings(); w != null; w = w.getNextWarning()) {
+                    notices.add(unit.id() + ": " + w.getMessage());
+                }
+            }
+            if (!unit.everyTime()) {
+                c.commit();
+            }
+            c.setAutoCommit(true);
+        }
+        return notices;
     }
 
     @Test
