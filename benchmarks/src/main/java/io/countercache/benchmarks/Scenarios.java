@@ -51,8 +51,9 @@ final class Scenarios {
         System.out.printf(Locale.ROOT, format + "%n", args);
     }
 
+    /** A measurement's length: a twentieth in a quick run, which only shows that every scenario still runs. */
     private double seconds(double full) {
-        return quick ? Math.max(1, full / 10) : full;
+        return quick ? Math.max(0.5, full / 20) : full;
     }
 
     /** A table's seeded rows: a tenth in a quick run, whose seeding of every variant's table took most of its time. */
@@ -61,7 +62,7 @@ final class Scenarios {
     }
 
     private double warmup() {
-        return quick ? 0.5 : 3;
+        return quick ? 0.25 : 3;
     }
 
     /** 1. Sixteen clients insert comments on one article; each transaction holds for {@code holdMillis} before commit. */
