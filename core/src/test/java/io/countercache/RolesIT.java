@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.postgresql.ds.PGSimpleDataSource;
+import org.postgresql.util.PSQLException;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -287,13 +288,7 @@ class RolesIT {
     @Order(6)
     void aMigratorThatIsNotASuperuserInstallsTheCountersAndIsWarnedOfTheGuard() throws Exception {
         TestDatabase own = TestPostgres.newDatabase(RolesIT.class);
-        own.execute("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'migrator') THEN"
-                + " CREATE ROLE migrator LOGIN PASSWORD 'migrator'; END IF; END $$;"
-                + "ALTER DATABASE " + own.name() + " OWNER TO migrator; ALTER SCHEMA public OWNER TO migrator");
-        PGSimpleDataSource migrator = new PGSimpleDataSource();
-        migrator.setUrl(own.jdbcUrl());
-        migrator.setUser("migrator");
-        migrator.setPassword("migrator");
+        PGSimpleDataSource migrator = migratorOwning(own);
         List<String> warnings;
         try (Connection c = migrator.getConnection()) {
             try (Statement st = c.createStatement()) {
@@ -310,5 +305,57 @@ class RolesIT {
         own.execute(script("guard"));
         assertThat(own.queryRows("SELECT guard FROM countercache.guard_problems()")).as("after the guard script")
                 .isEmpty();
+    }
+
+    @Test
+    @Order(7)
+    void aMigratorUpgradesAnInstallMadeByASuperuserOnceTheSchemaIsHandedToIt() throws Exception {
+        TestDatabase own = TestPostgres.newDatabase(RolesIT.class);
+        PGSimpleDataSource migrator = migratorOwning(own);
+        run(migrator, BlogSchema.TABLES);
+        BlogSchema.install(own, BlogSchema.EVERY);   // as a superuser, with the guard
+        List<Installation.Unit> units = Installation.units(BlogSchema.EVERY);
+        assertThatThrownBy(() -> {
+            try (Connection c = migrator.getConnection()) {
+                Installation.apply(c, units);
+            }
+        }).isInstanceOfSatisfying(PSQLException.class, e -> {
+            assertThat(e.getSQLState()).isEqualTo("42501");
+            assertThat(e.getServerErrorMessage().getMessage()).isEqualTo("countercache: role migrator cannot install"
+                    + " over the countercache schema, which " + own.user() + " owns (or some of it)");
+            assertThat(e.getServerErrorMessage().getHint()).isEqualTo("have " + own.user() + " or a superuser hand the"
+                    + " schema to migrator first: SELECT countercache.transfer_ownership('migrator'); or apply this"
+                    + " changelog as " + own.user());
+        });
+
+        assertThat(own.queryLong("SELECT countercache.transfer_ownership('migrator')")).as("objects handed over")
+                .isGreaterThan(100);
+        assertThat(own.queryRows("SELECT c.oid::regclass::text FROM pg_class c WHERE c.relnamespace ="
+                + " 'countercache'::regnamespace AND c.relowner <> 'migrator'::regrole UNION ALL SELECT"
+                + " p.oid::regprocedure::text FROM pg_proc p WHERE p.pronamespace = 'countercache'::regnamespace AND"
+                + " p.proowner <> 'migrator'::regrole UNION ALL SELECT 'the schema' FROM pg_namespace"
+                + " WHERE nspname = 'countercache' AND nspowner <> 'migrator'::regrole")).as("not the migrator's")
+                .isEmpty();
+        List<String> warnings;
+        try (Connection c = migrator.getConnection()) {
+            warnings = UpgradeIT.installNoting(c, units);
+        }
+        assertThat(warnings).as("the guard a superuser made is in place").noneMatch(w -> w.contains("guard"));
+        assertThat(own.queryRows("SELECT * FROM countercache.installed_problems(NULL)")).isEmpty();
+        run(migrator, "INSERT INTO blog_user (id) VALUES (1); INSERT INTO blog_article (id) VALUES (1);"
+                + "INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public')");
+        BlogSchema.assertExactAfterRollup(own);
+    }
+
+    /** A role {@code migrator} that owns the database and its schema public, as on a managed PostgreSQL. */
+    private static PGSimpleDataSource migratorOwning(TestDatabase own) {
+        own.execute("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'migrator') THEN"
+                + " CREATE ROLE migrator LOGIN PASSWORD 'migrator'; END IF; END $$;"
+                + "ALTER DATABASE " + own.name() + " OWNER TO migrator; ALTER SCHEMA public OWNER TO migrator");
+        PGSimpleDataSource migrator = new PGSimpleDataSource();
+        migrator.setUrl(own.jdbcUrl());
+        migrator.setUser("migrator");
+        migrator.setPassword("migrator");
+        return migrator;
     }
 }

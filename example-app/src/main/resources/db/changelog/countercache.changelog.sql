@@ -12,6 +12,35 @@
 -- defaults and checks name pg_catalog's functions and operators, so a migrator whose search_path puts another
 -- schema first cannot bind them to look-alikes.
 
+-- Only the schema's owner (or a role that has its rights, or a superuser) may install over it: another role's install
+-- would stop at its first CREATE OR REPLACE with "must be owner of function". Say who owns it, and how to hand it
+-- over (transfer_ownership, below: an install made by a superuser, then upgraded by a migrator that is not one).
+DO $owner$
+DECLARE
+    owners text;
+BEGIN
+    SELECT pg_catalog.string_agg(DISTINCT pg_catalog.pg_get_userbyid(o.owner), ', ') INTO owners
+      FROM pg_catalog.pg_namespace n,
+           LATERAL (SELECT n.nspowner
+                    UNION SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.relnamespace = n.oid
+                    UNION SELECT p.proowner FROM pg_catalog.pg_proc p WHERE p.pronamespace = n.oid) o(owner)
+     WHERE n.nspname = 'countercache' AND NOT pg_catalog.pg_has_role(current_user, o.owner, 'USAGE');
+    IF owners IS NOT NULL THEN
+        RAISE EXCEPTION 'countercache: role % cannot install over the countercache schema, which % owns (or some of it)',
+            current_user, owners
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = CASE WHEN NOT EXISTS (SELECT FROM pg_catalog.pg_proc p, pg_catalog.pg_namespace n
+                                                WHERE p.pronamespace = n.oid AND n.nspname = 'countercache'
+                                                  AND p.proname = 'transfer_ownership')
+                      THEN pg_catalog.format('apply this changelog as %s or a superuser, who can then hand the schema to '
+                           '%s: SELECT countercache.transfer_ownership(%L)', owners, current_user, current_user)
+                      ELSE pg_catalog.format('have %s or a superuser hand the schema to %s first: '
+                           'SELECT countercache.transfer_ownership(%L); or apply this changelog as %s',
+                           owners, current_user, current_user, owners) END;
+    END IF;
+END
+$owner$;
+
 CREATE SCHEMA IF NOT EXISTS countercache;
 
 -- One row per upgrade script applied.
@@ -85,6 +114,44 @@ BEGIN
     END IF;
 END
 $fn$;
+
+-- Hands the countercache schema and everything in it to another role, which can then apply later changelogs (and
+-- becomes the migrator that docs/security.md trusts). It runs as its caller, the schema's owner or a superuser, so
+-- PostgreSQL's rules for ALTER ... OWNER TO apply: the caller must be able to SET ROLE to the new owner. Sequences
+-- and indexes follow their tables; the DDL guard's event triggers stay a superuser's, as PostgreSQL requires.
+-- Returns how many objects changed hands.
+CREATE OR REPLACE FUNCTION countercache.transfer_ownership(new_owner regrole)
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    object record;
+    moved integer := 0;
+BEGIN
+    FOR object IN
+        -- the schema first: a new owner that is not a superuser needs its CREATE right to own what is in it
+        SELECT 0 AS rank, 'SCHEMA' AS kind, quote_ident(n.nspname) AS name FROM pg_namespace n
+         WHERE n.nspname = 'countercache' AND n.nspowner <> new_owner
+        UNION ALL
+        SELECT 1, CASE c.relkind WHEN 'S' THEN 'SEQUENCE' WHEN 'v' THEN 'VIEW' ELSE 'TABLE' END, c.oid::regclass::text
+          FROM pg_class c
+         WHERE c.relnamespace = 'countercache'::regnamespace AND c.relkind IN ('r', 'p', 'v', 'S')
+           AND c.relowner <> new_owner
+           AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+                            AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i'))
+        UNION ALL
+        SELECT 1, 'ROUTINE', p.oid::regprocedure::text FROM pg_proc p
+         WHERE p.pronamespace = 'countercache'::regnamespace AND p.proowner <> new_owner
+        ORDER BY 1
+    LOOP
+        EXECUTE format('ALTER %s %s OWNER TO %I', object.kind, object.name, pg_get_userbyid(new_owner));
+        moved := moved + 1;
+    END LOOP;
+    RETURN moved;
+END
+$fn$;
+
 
 SELECT countercache.begin_upgrades(15);
 SELECT countercache.upgrade(1, $upgrade$
@@ -4980,7 +5047,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '691f4075eff90382' $fn$;
+AS $fn$ SELECT 'a1c427336b2bda4e' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5341,7 +5408,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Blog.totalComments', 'source table public.blog_article does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_article')) IS NULL;
-SELECT countercache.built_by('691f4075eff90382');
+SELECT countercache.built_by('a1c427336b2bda4e');
 LOCK TABLE "public"."blog_article" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5392,7 +5459,7 @@ SELECT countercache.install_triggers('public', 'blog_article');
 SELECT countercache.fail('Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_comment')) IS NULL;
-SELECT countercache.built_by('691f4075eff90382');
+SELECT countercache.built_by('a1c427336b2bda4e');
 LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5640,25 +5707,25 @@ SELECT countercache.install_triggers('public', 'blog_comment');
 
 -- changeset countercache:countercache-target-public.blog runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog: Blog.totalComments
-SELECT countercache.built_by('691f4075eff90382');
+SELECT countercache.built_by('a1c427336b2bda4e');
 SELECT countercache.install_triggers('public', 'blog', ARRAY['public.blog.total_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article: Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments
-SELECT countercache.built_by('691f4075eff90382');
+SELECT countercache.built_by('a1c427336b2bda4e');
 SELECT countercache.install_triggers('public', 'blog_article', ARRAY['public.blog_article.countercache_blog__total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article_day runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article_day: ArticleDay.publicComments
-SELECT countercache.built_by('691f4075eff90382');
+SELECT countercache.built_by('a1c427336b2bda4e');
 SELECT countercache.install_triggers('public', 'blog_article_day', ARRAY['public.blog_article_day.public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article_day', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_user runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_user: User.totalPublicComments
-SELECT countercache.built_by('691f4075eff90382');
+SELECT countercache.built_by('a1c427336b2bda4e');
 SELECT countercache.install_triggers('public', 'blog_user', ARRAY['public.blog_user.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_user', ARRAY[]::integer[]);
 
