@@ -200,6 +200,37 @@ class HostileIT {
         BlogSchema.assertExactAfterRollup(db);
     }
 
+    /**
+     * A rule on INSERT or UPDATE of a target, even DO ALSO, makes PostgreSQL refuse the rollup's writes of the table,
+     * so every delta of its counters would be dead-lettered: the guard refuses to create one, and the boot check, the
+     * CLI's status and a changelog applied over one report it with the fix.
+     */
+    @Test
+    void aRuleOnATargetIsRefusedAndReported() throws Exception {
+        String rule = "CREATE RULE audit AS ON UPDATE TO blog_article DO ALSO NOTIFY audit";
+        assertThatThrownBy(() -> db.execute(rule))
+                .hasMessageContaining("countercache: CREATE RULE would break")
+                .hasMessageContaining("target table public.blog_article has rule audit on UPDATE, and PostgreSQL"
+                        + " refuses countercache's writes of a table with such a rule")
+                .hasMessageContaining("drop the rule (DROP RULE audit ON public.blog_article)");
+        db.executeInTransaction("SET LOCAL countercache.ddl_guard = off; " + rule);
+        assertThat(db.queryRows("SELECT problem FROM countercache.installed_problems()")).as("the boot check's")
+                .isNotEmpty().allSatisfy(row -> assertThat(row.get(0)).contains("has rule audit on UPDATE"));
+        assertThatThrownBy(() -> {
+            try (Connection c = db.dataSource().getConnection()) {
+                Installation.apply(c, Installation.units(BlogSchema.ALL));
+            }
+        }).as("a changelog applied over it").hasMessageContaining("has rule audit on UPDATE");
+
+        db.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public')");
+        db.queryLong("SELECT countercache.rollup(1000)");
+        assertThat(db.queryRows("SELECT DISTINCT error FROM countercache.dead_letter")).as("what the check prevents")
+                .containsExactly(List.of("DO ALSO rules are not supported for data-modifying statements in WITH"));
+        db.execute("DROP RULE audit ON blog_article;"
+                + " SELECT countercache.recount(k.id) FROM countercache.counter k");   // the fix the README gives
+        BlogSchema.assertExactWithoutDrift(db);
+    }
+
     /** Finding 2: a condition runs as the migrator, so it may not call what the application controls. */
     @Test
     void aConditionCallingAFunctionTheApplicationControlsIsRefused() throws Exception {

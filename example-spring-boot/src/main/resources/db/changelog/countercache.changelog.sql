@@ -2782,6 +2782,20 @@ BEGIN
         target_key, key_type, 'the entity model says') AS p) x WHERE has_target AND x.p IS NOT NULL
         -- a packed key is the library's to add (add_packed_key), and packed_key_problems checks it
         AND countercache.packed_key_sql(c) IS NULL;
+    -- A rule on INSERT or UPDATE of the target, even DO ALSO, makes PostgreSQL refuse what writes it: the rollup's
+    -- UPDATE ... RETURNING in a WITH, a direct counter's UPDATE, a bucket's INSERT ... ON CONFLICT (and a rule on
+    -- DELETE the pruning of old buckets). Every delta would go to the dead letters.
+    RETURN QUERY SELECT d || ': ' || format('target table %I.%I has rule %I on %s, and PostgreSQL refuses countercache''s'
+                                            ' writes of a table with such a rule: every delta would go to the dead'
+                                            ' letters', target_schema, target_table, r.rulename,
+                                            CASE r.ev_type WHEN '2' THEN 'UPDATE' WHEN '3' THEN 'INSERT'
+                                                 ELSE 'DELETE' END),
+        format('drop the rule (DROP RULE %I ON %I.%I), and do what it does in a trigger', r.rulename, target_schema,
+               target_table)
+      FROM pg_rewrite r
+     WHERE r.ev_class = to_regclass(format('%I.%I', target_schema, target_table))
+       AND (r.ev_type IN ('2', '3') OR r.ev_type = '4' AND c.bucket_period IS NOT NULL)
+     ORDER BY r.rulename;
     IF NOT has_source THEN
         RETURN QUERY SELECT d || ': ' || format('source table %I.%I does not exist', source_schema, source_table), missing_fix;
     END IF;
@@ -3327,15 +3341,16 @@ AS $fn$
     SELECT f.name, f.problem, f.fix FROM found f ORDER BY f.name, f.problem
 $fn$;
 
--- The DDL guard: an event trigger that refuses an ALTER TABLE, DROP TABLE or DROP INDEX (a user's own migration, say)
--- that would break an installed counter: a counted column renamed, dropped or given another type, a source, target or
--- middle table renamed or dropped, the index a min or max is recomputed by dropped. Its error names each counter in the
--- way and what is wrong, with the fix. The installed capture triggers name columns, so without it such a change would
--- surface as a bare "column does not exist" at the application's next insert. A migration that changes a counted column
--- on purpose, together with the entity, runs SET LOCAL countercache.ddl_guard = off first and the regenerated
--- countercache changelog after it, in the same update. It checks the statements of the migrator (the role that owns the
--- countercache schema, and its members), not the application's. Only a superuser can create event triggers: the install
--- creates them when it runs as one, and docs/security.md has the statements for a superuser to run otherwise.
+-- The DDL guard: an event trigger that refuses an ALTER TABLE, DROP TABLE, DROP INDEX or CREATE RULE (a user's own
+-- migration, say) that would break an installed counter: a counted column renamed, dropped or given another type, a
+-- source, target or middle table renamed or dropped, the index a min or max is recomputed by dropped, a rule on a
+-- target. Its error names each counter in the way and what is wrong, with the fix. The installed capture triggers name
+-- columns, so without it such a change would surface as a bare "column does not exist" at the application's next
+-- insert. A migration that changes a counted column on purpose, together with the entity, runs SET LOCAL
+-- countercache.ddl_guard = off first and the regenerated countercache changelog after it, in the same update. It
+-- checks the statements of the migrator (the role that owns the countercache schema, and its members), not the
+-- application's. Only a superuser can create event triggers: the install creates them when it runs as one, and
+-- docs/security.md has the statements for a superuser to run otherwise.
 CREATE OR REPLACE FUNCTION countercache.ddl_guard()
 RETURNS event_trigger
 LANGUAGE plpgsql
@@ -3373,10 +3388,13 @@ BEGIN
         -- CREATE TABLE ... INHERITS or PARTITION OF the child of a table it makes a parent. Of a CREATE TABLE, only
         -- the parents: a new table is no counter's yet, and other tables' problems are not its business.
         SELECT array_agg(DISTINCT format('%I.%I', n.nspname, r.relname)) INTO touched
-          FROM pg_event_trigger_ddl_commands() c
+          FROM (SELECT CASE WHEN d.classid = 'pg_rewrite'::regclass   -- CREATE RULE: the rule's table
+                            THEN (SELECT w.ev_class FROM pg_rewrite w WHERE w.oid = d.objid) ELSE d.objid END
+                  FROM pg_event_trigger_ddl_commands() d
+                 WHERE d.classid IN ('pg_class'::regclass, 'pg_rewrite'::regclass)) c(objid)
           LEFT JOIN pg_inherits i ON c.objid IN (i.inhparent, i.inhrelid)
           JOIN pg_class r ON r.oid IN (c.objid, i.inhrelid, i.inhparent) JOIN pg_namespace n ON n.oid = r.relnamespace
-         WHERE c.classid = 'pg_class'::regclass AND (TG_TAG <> 'CREATE TABLE' OR r.oid = i.inhparent);
+         WHERE TG_TAG <> 'CREATE TABLE' OR r.oid = i.inhparent;
         IF touched IS NULL AND TG_TAG = 'CREATE TABLE' THEN
             RETURN;
         END IF;
@@ -3465,9 +3483,10 @@ AS $fn$
                 THEN format('CREATE EVENT TRIGGER %I ON %s WHEN TAG IN (%s) EXECUTE FUNCTION countercache.%I()',
                             g.name, g.event, (SELECT string_agg(quote_literal(t), ', ') FROM unnest(g.tags) t),
                             g.handler) END
-      FROM (VALUES ('countercache_ddl_guard'::name, 'ddl_command_end', ARRAY['ALTER TABLE', 'CREATE TABLE'],
-                    'ddl_guard'::name),
-                   -- CREATE TABLE: a table made a child (INHERITS, PARTITION OF) of a counted one
+      FROM (VALUES ('countercache_ddl_guard'::name, 'ddl_command_end',
+                    ARRAY['ALTER TABLE', 'CREATE TABLE', 'CREATE RULE'], 'ddl_guard'::name),
+                   -- CREATE TABLE: a table made a child (INHERITS, PARTITION OF) of a counted one; CREATE RULE: a
+                   -- rule on a target
                    ('countercache_drop_guard', 'sql_drop', ARRAY['DROP TABLE', 'DROP INDEX'], 'ddl_guard'),
                    ('countercache_trigger_guard', 'ddl_command_end', ARRAY['CREATE TRIGGER', 'ALTER TABLE'],
                     'trigger_guard'))
@@ -5047,7 +5066,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'a1c427336b2bda4e' $fn$;
+AS $fn$ SELECT '032347434bfdc3e5' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5208,7 +5227,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('a1c427336b2bda4e');
+SELECT countercache.built_by('032347434bfdc3e5');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5296,7 +5315,7 @@ SELECT countercache.install_triggers('public', 'post');
 
 -- changeset countercache:countercache-target-public.topic runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('a1c427336b2bda4e');
+SELECT countercache.built_by('032347434bfdc3e5');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'topic', ARRAY[]::integer[]);
 
