@@ -17,15 +17,16 @@ import java.util.Set;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Paths through one table twice and three times ({@link Employee}: {@code manager.manager} and
- * {@code manager.manager.manager}): every level of both is a column of the employee table, each under a name of its
- * own, and a manager who moves moves the counts of everyone beneath.
+ * A count of a table's own rows ({@link Employee}: {@code manager}, the direct reports), and paths through one table
+ * twice and three times ({@code manager.manager} and {@code manager.manager.manager}): every level of both is a column
+ * of the employee table, each under a name of its own, and a manager who moves moves the counts of everyone beneath.
  */
 class HibernateSelfPathsIT {
 
     private static final List<Class<?>> MODEL = List.of(Employee.class);
-    /** Each employee's two counters beside their recount from the hierarchy itself. */
-    private static final String RECOUNT = "SELECT e.id, e.skiplevelreports,"
+    /** Each employee's three counters beside their recount from the hierarchy itself. */
+    private static final String RECOUNT = "SELECT e.id, e.directreports,"
+            + " (SELECT count(*) FROM employee a WHERE a.manager_id = e.id), e.skiplevelreports,"
             + " (SELECT count(*) FROM employee a JOIN employee b ON b.id = a.manager_id WHERE b.manager_id = e.id),"
             + " e.thirdlevelreports,"
             + " (SELECT count(*) FROM employee a JOIN employee b ON b.id = a.manager_id JOIN employee c ON c.id = b.manager_id"
@@ -52,10 +53,12 @@ class HibernateSelfPathsIT {
     }
 
     private static void assertExact() {
-        assertThat(db.queryRows(RECOUNT)).as("(id, skip-level, recount, third-level, recount)").allSatisfy(r -> {
-            assertThat(r.get(1)).isEqualTo(r.get(2));
-            assertThat(r.get(3)).isEqualTo(r.get(4));
-        });
+        assertThat(db.queryRows(RECOUNT)).as("(id, direct, recount, skip-level, recount, third-level, recount)")
+                .allSatisfy(r -> {
+                    assertThat(r.get(1)).isEqualTo(r.get(2));
+                    assertThat(r.get(3)).isEqualTo(r.get(4));
+                    assertThat(r.get(5)).isEqualTo(r.get(6));
+                });
         assertThat(db.queryRows("SELECT k.name, d.* FROM countercache.counter k, countercache.drift(k.id) d")).isEmpty();
     }
 
@@ -63,7 +66,8 @@ class HibernateSelfPathsIT {
     void everyLevelOfBothPathsHasAColumnOfItsOwn() {
         assertThat(EntityModel.counters(MODEL, Map.of()).stream().map(d -> d.target().table() + "." + d.column()))
                 .doesNotHaveDuplicates()
-                .containsExactlyInAnyOrder("employee.skiplevelreports", "employee.countercache_employee__skiplevelreports",
+                .containsExactlyInAnyOrder("employee.directreports", "employee.skiplevelreports",
+                        "employee.countercache_employee__skiplevelreports",
                         "employee.thirdlevelreports", "employee.countercache_employee__thirdlevelreports",
                         "employee.countercache_employee__thirdlevelreports__2");
     }
@@ -83,8 +87,8 @@ class HibernateSelfPathsIT {
         assertThat(List.of(skip, third)).as("exact before any rollup").containsExactly(6L, 18L);
         rollup();
         assertExact();
-        assertThat(db.queryRows("SELECT skiplevelreports, thirdlevelreports FROM employee WHERE id = 1"))
-                .containsExactly(List.of("6", "18"));
+        assertThat(db.queryRows("SELECT directreports, skiplevelreports, thirdlevelreports FROM employee WHERE id = 1"))
+                .containsExactly(List.of("2", "6", "18"));
 
         // through Hibernate: 5 moves under 4 (one level down, with its three reports), 3 under 2
         emf.runInTransaction(em -> {
