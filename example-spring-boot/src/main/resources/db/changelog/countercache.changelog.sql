@@ -26,14 +26,16 @@ BEGIN
                     UNION SELECT p.proowner FROM pg_catalog.pg_proc p WHERE p.pronamespace = n.oid) o(owner)
      WHERE n.nspname = 'countercache' AND NOT pg_catalog.pg_has_role(current_user, o.owner, 'USAGE');
     IF owners IS NOT NULL THEN
-        RAISE EXCEPTION 'countercache: role % cannot install over the countercache schema, which % owns (or some of it)',
+        RAISE EXCEPTION
+            'countercache: role % cannot install over the countercache schema, which % owns (or some of it)',
             current_user, owners
             USING ERRCODE = 'insufficient_privilege',
                   HINT = CASE WHEN NOT EXISTS (SELECT FROM pg_catalog.pg_proc p, pg_catalog.pg_namespace n
                                                 WHERE p.pronamespace = n.oid AND n.nspname = 'countercache'
                                                   AND p.proname = 'transfer_ownership')
-                      THEN pg_catalog.format('apply this changelog as %s or a superuser, who can then hand the schema to '
-                           '%s: SELECT countercache.transfer_ownership(%L)', owners, current_user, current_user)
+                      THEN pg_catalog.format('apply this changelog as %s or a superuser, who can then hand the'
+                           ' schema to %s: SELECT countercache.transfer_ownership(%L)', owners, current_user,
+                           current_user)
                       ELSE pg_catalog.format('have %s or a superuser hand the schema to %s first: '
                            'SELECT countercache.transfer_ownership(%L); or apply this changelog as %s',
                            owners, current_user, current_user, owners) END;
@@ -2785,9 +2787,9 @@ BEGIN
     -- A rule on INSERT or UPDATE of the target, even DO ALSO, makes PostgreSQL refuse what writes it: the rollup's
     -- UPDATE ... RETURNING in a WITH, a direct counter's UPDATE, a bucket's INSERT ... ON CONFLICT (and a rule on
     -- DELETE the pruning of old buckets). Every delta would go to the dead letters.
-    RETURN QUERY SELECT d || ': ' || format('target table %I.%I has rule %I on %s, and PostgreSQL refuses countercache''s'
-                                            ' writes of a table with such a rule: every delta would go to the dead'
-                                            ' letters', target_schema, target_table, r.rulename,
+    RETURN QUERY SELECT d || ': ' || format('target table %I.%I has rule %I on %s, and PostgreSQL refuses'
+                                            ' countercache''s writes of a table with such a rule: every delta would'
+                                            ' go to the dead letters', target_schema, target_table, r.rulename,
                                             CASE r.ev_type WHEN '2' THEN 'UPDATE' WHEN '3' THEN 'INSERT'
                                                  ELSE 'DELETE' END),
         format('drop the rule (DROP RULE %I ON %I.%I), and do what it does in a trigger', r.rulename, target_schema,
@@ -5066,7 +5068,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '032347434bfdc3e5' $fn$;
+AS $fn$ SELECT 'bee176f4a876a502' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5227,7 +5229,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('032347434bfdc3e5');
+SELECT countercache.built_by('bee176f4a876a502');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5315,7 +5317,7 @@ SELECT countercache.install_triggers('public', 'post');
 
 -- changeset countercache:countercache-target-public.topic runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('032347434bfdc3e5');
+SELECT countercache.built_by('bee176f4a876a502');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'topic', ARRAY[]::integer[]);
 

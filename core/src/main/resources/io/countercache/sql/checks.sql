@@ -122,9 +122,9 @@ BEGIN
     -- A rule on INSERT or UPDATE of the target, even DO ALSO, makes PostgreSQL refuse what writes it: the rollup's
     -- UPDATE ... RETURNING in a WITH, a direct counter's UPDATE, a bucket's INSERT ... ON CONFLICT (and a rule on
     -- DELETE the pruning of old buckets). Every delta would go to the dead letters.
-    RETURN QUERY SELECT d || ': ' || format('target table %I.%I has rule %I on %s, and PostgreSQL refuses countercache''s'
-                                            ' writes of a table with such a rule: every delta would go to the dead'
-                                            ' letters', target_schema, target_table, r.rulename,
+    RETURN QUERY SELECT d || ': ' || format('target table %I.%I has rule %I on %s, and PostgreSQL refuses'
+                                            ' countercache''s writes of a table with such a rule: every delta would'
+                                            ' go to the dead letters', target_schema, target_table, r.rulename,
                                             CASE r.ev_type WHEN '2' THEN 'UPDATE' WHEN '3' THEN 'INSERT'
                                                  ELSE 'DELETE' END),
         format('drop the rule (DROP RULE %I ON %I.%I), and do what it does in a trigger', r.rulename, target_schema,

@@ -19,14 +19,16 @@ BEGIN
                     UNION SELECT p.proowner FROM pg_catalog.pg_proc p WHERE p.pronamespace = n.oid) o(owner)
      WHERE n.nspname = 'countercache' AND NOT pg_catalog.pg_has_role(current_user, o.owner, 'USAGE');
     IF owners IS NOT NULL THEN
-        RAISE EXCEPTION 'countercache: role % cannot install over the countercache schema, which % owns (or some of it)',
+        RAISE EXCEPTION
+            'countercache: role % cannot install over the countercache schema, which % owns (or some of it)',
             current_user, owners
             USING ERRCODE = 'insufficient_privilege',
                   HINT = CASE WHEN NOT EXISTS (SELECT FROM pg_catalog.pg_proc p, pg_catalog.pg_namespace n
                                                 WHERE p.pronamespace = n.oid AND n.nspname = 'countercache'
                                                   AND p.proname = 'transfer_ownership')
-                      THEN pg_catalog.format('apply this changelog as %s or a superuser, who can then hand the schema to '
-                           '%s: SELECT countercache.transfer_ownership(%L)', owners, current_user, current_user)
+                      THEN pg_catalog.format('apply this changelog as %s or a superuser, who can then hand the'
+                           ' schema to %s: SELECT countercache.transfer_ownership(%L)', owners, current_user,
+                           current_user)
                       ELSE pg_catalog.format('have %s or a superuser hand the schema to %s first: '
                            'SELECT countercache.transfer_ownership(%L); or apply this changelog as %s',
                            owners, current_user, current_user, owners) END;
