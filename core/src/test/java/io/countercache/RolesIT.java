@@ -348,9 +348,15 @@ class RolesIT {
                 + " GRANT CREATE ON DATABASE " + own.name() + " TO next_migrator");
         run(migrator, "SELECT countercache.transfer_ownership('next_migrator')");
         assertThat(notOwnedBy(own, "next_migrator")).as("not the next migrator's").isEmpty();
+        // what the member's install creates, as a later release adds a function and a table is counted for the first
+        // time, goes to the owner: a trigger function runs with its owner's rights
+        own.execute("DROP FUNCTION countercache.schema_digest();"
+                + " SELECT countercache.drop_triggers('capture', 'public', 'blog_comment');"
+                + " SELECT countercache.drop_unused_trigger_functions()");
         try (Connection c = migrator.getConnection()) {
             Installation.apply(c, units);   // as a member of the owner, which may do what the owner may
         }
+        assertThat(notOwnedBy(own, "next_migrator")).as("what the member created").isEmpty();
         run(migrator, "INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'private')");
         BlogSchema.assertExactAfterRollup(own);
     }

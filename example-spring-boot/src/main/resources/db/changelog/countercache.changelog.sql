@@ -154,6 +154,25 @@ BEGIN
 END
 $fn$;
 
+-- Hands what the caller created in the schema to the schema's owner, when the caller is not that owner but installs
+-- with its rights (a member of it, after transfer_ownership; or a superuser): a later release's new objects, and the
+-- trigger functions of a table counted for the first time. Else they would be the caller's: a trigger function runs
+-- with its owner's rights, and the next install would refuse a migrator that is not the caller's member. Called at
+-- the end of the install and by install_triggers; nothing to do when the caller owns the schema.
+CREATE OR REPLACE FUNCTION countercache.give_to_schema_owner()
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    owner oid := (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'countercache');
+BEGIN
+    IF owner <> (SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user) THEN
+        PERFORM countercache.transfer_ownership(owner::regrole);
+    END IF;
+END
+$fn$;
+
 
 SELECT countercache.begin_upgrades(15);
 SELECT countercache.upgrade(1, $upgrade$
@@ -2120,6 +2139,7 @@ BEGIN
     END LOOP;
     PERFORM set_config('countercache.ddl_guard', guard, true);
     PERFORM countercache.drop_unused_trigger_functions();
+    PERFORM countercache.give_to_schema_owner();   -- a new trigger function runs with the owner's rights
 END
 $fn$;
 
@@ -5068,7 +5088,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'bee176f4a876a502' $fn$;
+AS $fn$ SELECT 'cd8f53dc89831aa7' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5136,6 +5156,9 @@ BEGIN
     END LOOP;
 END
 $grants$;
+
+-- What this install created goes to the schema's owner, when a member of it (or a superuser) ran it.
+SELECT countercache.give_to_schema_owner();
 -- rollback DO $rollback$ BEGIN IF NOT countercache.in_use() THEN DROP SCHEMA countercache CASCADE; END IF; END $rollback$;
 
 -- changeset countercache:countercache-check runOnChange:true splitStatements:false rollbackSplitStatements:false
@@ -5229,7 +5252,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('bee176f4a876a502');
+SELECT countercache.built_by('cd8f53dc89831aa7');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5317,7 +5340,7 @@ SELECT countercache.install_triggers('public', 'post');
 
 -- changeset countercache:countercache-target-public.topic runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('bee176f4a876a502');
+SELECT countercache.built_by('cd8f53dc89831aa7');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'topic', ARRAY[]::integer[]);
 

@@ -64,3 +64,6 @@ BEGIN
     END LOOP;
 END
 $grants$;
+
+-- What this install created goes to the schema's owner, when a member of it (or a superuser) ran it.
+SELECT countercache.give_to_schema_owner();

@@ -96,6 +96,7 @@ BEGIN
     END LOOP;
     PERFORM set_config('countercache.ddl_guard', guard, true);
     PERFORM countercache.drop_unused_trigger_functions();
+    PERFORM countercache.give_to_schema_owner();   -- a new trigger function runs with the owner's rights
 END
 $fn$;
 

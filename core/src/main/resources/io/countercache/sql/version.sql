@@ -147,3 +147,22 @@ BEGIN
 END
 $fn$;
 
+-- Hands what the caller created in the schema to the schema's owner, when the caller is not that owner but installs
+-- with its rights (a member of it, after transfer_ownership; or a superuser): a later release's new objects, and the
+-- trigger functions of a table counted for the first time. Else they would be the caller's: a trigger function runs
+-- with its owner's rights, and the next install would refuse a migrator that is not the caller's member. Called at
+-- the end of the install and by install_triggers; nothing to do when the caller owns the schema.
+CREATE OR REPLACE FUNCTION countercache.give_to_schema_owner()
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    owner oid := (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'countercache');
+BEGIN
+    IF owner <> (SELECT r.oid FROM pg_roles r WHERE r.rolname = current_user) THEN
+        PERFORM countercache.transfer_ownership(owner::regrole);
+    END IF;
+END
+$fn$;
+
