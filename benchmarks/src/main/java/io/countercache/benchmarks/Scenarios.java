@@ -31,6 +31,7 @@ import static io.countercache.benchmarks.Variant.LIBRARY_FILLFACTOR;
 import static io.countercache.benchmarks.Variant.LIBRARY_SLOTTED;
 import static io.countercache.benchmarks.Variant.LIBRARY_UNLOGGED;
 import static io.countercache.benchmarks.Variant.QUEUE_FLOOR;
+import static io.countercache.benchmarks.Variant.ROW_FLOOR;
 import static io.countercache.benchmarks.Variant.TRIGGER_ONLY;
 
 /** The scenarios of the suite; each returns its measurements keyed by variant, in the order they were run. */
@@ -1232,7 +1233,7 @@ final class Scenarios {
      * the server's processes cannot be read (a server on another machine).
      */
     Map<String, Map<Variant, Double>> cpuPerStatement() throws Exception {
-        List<Variant> variants = List.of(BARE, TRIGGER_ONLY, QUEUE_FLOOR, DEPESZ, DJANGO, LIBRARY);
+        List<Variant> variants = List.of(BARE, ROW_FLOOR, TRIGGER_ONLY, QUEUE_FLOOR, DEPESZ, DJANGO, LIBRARY);
         int seeded = 50_000, perRound = quick ? 200 : 500, rounds = quick ? 4 : 28;
         Map<Variant, Server.Db> dbs = new LinkedHashMap<>();
         Map<Variant, Connection> connections = new LinkedHashMap<>();
