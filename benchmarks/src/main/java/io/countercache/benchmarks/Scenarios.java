@@ -427,7 +427,7 @@ final class Scenarios {
     }
 
     int rollupDeltas() {
-        return quick ? 100_000 : 1_000_000;
+        return quick ? 50_000 : 1_000_000;
     }
 
     /** 6. Sustained writes with the default RollupWorker; how long a probe comment takes to show in its counter. */
