@@ -180,6 +180,26 @@ class HostileIT {
                             + " rights of the role that writes the table (the rollup's, or the migrator's) and which"
                             + " careless_app may change")
                     .hasMessageContaining("make the function SECURITY DEFINER");
+            // nor on a child table or a partition of one: the rollup's UPDATE of the table writes their rows
+            db.execute("CREATE TABLE blog_article_old () INHERITS (blog_article);"
+                    + " CREATE TABLE rack (id bigint PRIMARY KEY, comments bigint NOT NULL DEFAULT 0) PARTITION BY HASH (id);"
+                    + " CREATE TABLE rack_0 PARTITION OF rack FOR VALUES WITH (MODULUS 1, REMAINDER 0);"
+                    + " GRANT ALL ON blog_article_old, rack, rack_0 TO careless_app");
+            try (Connection c = db.dataSource().getConnection()) {
+                CounterDefinition rack = new CounterDefinition("Rack.comments", new TableName("public", "rack"),
+                        "id", KeyType.BIGINT, "comments", "bigint", new TableName("public", "blog_comment"),
+                        "article_id", null, null);
+                List<CounterDefinition> counters = new java.util.ArrayList<>(BlogSchema.ALL);
+                counters.add(rack);
+                Installation.apply(c, Installation.units(counters,
+                        List.of(new LimitDefinition("test", "calls", "1 day", 100, "UTC", 2))));
+            }
+            for (String child : List.of("blog_article_old", "rack_0")) {
+                assertThatThrownBy(() -> run(app, "CREATE TRIGGER forge BEFORE UPDATE ON " + child + " FOR EACH ROW"
+                        + " EXECUTE FUNCTION public.forge()"))
+                        .as("a trigger on " + child)
+                        .hasMessageContaining("trigger forge of public." + child + " calls public.forge()");
+            }
             run(app, "CREATE FUNCTION public.peek() RETURNS boolean LANGUAGE sql AS $$ SELECT true $$");
             assertThatThrownBy(() -> run(app, "CREATE TRIGGER peek BEFORE UPDATE ON blog_article FOR EACH ROW"
                     + " WHEN (public.peek()) EXECUTE FUNCTION suppress_redundant_updates_trigger()"))

@@ -3262,22 +3262,29 @@ $fn$;
 -- application can be may change: a SECURITY INVOKER function owned by a role trusted_role does not trust. Such a
 -- trigger runs with the rights of the role that writes the table, the rollup's, or the migrator's for a direct
 -- counter's capture and a changelog's recount, and so would let that role act as them. The trigger guard refuses
--- to create one; the worker logs those there are when it starts. Other code a table's owner can attach (a WHEN
--- clause, a rule, a policy, a default) runs as the writer too: docs/security.md.
+-- to create one; the worker logs those there are when it starts. A table's partitions and child tables count as
+-- the table: an UPDATE of the table writes their rows and fires their row triggers (a partition's clone of one of
+-- the table's own triggers is the table's to report). Other code a table's owner can attach (a WHEN clause, a rule,
+-- a policy, a default) runs as the writer too: docs/security.md.
 CREATE OR REPLACE FUNCTION countercache.trigger_rights_problems(triggers oid[] DEFAULT NULL)
 RETURNS TABLE (table_name text, problem text, fix text)
 LANGUAGE sql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     SELECT format('%I.%I', x.s, x.t),
-           format('trigger %I of %I.%I calls %s, which runs with the rights of the role that writes the table'
-                  ' (the rollup''s, or the migrator''s) and which %s may change', tg.tgname, x.s, x.t,
+           format('trigger %I of %s calls %s, which runs with the rights of the role that writes the table'
+                  ' (the rollup''s, or the migrator''s) and which %s may change', tg.tgname, tg.tgrelid::regclass,
                   f.oid::regprocedure, f.proowner::regrole),
            'make the function SECURITY DEFINER (it then runs as its owner), or have the migrator own it '
            '(ALTER FUNCTION ... OWNER TO), and create triggers on tables countercache writes as the migrator'
       FROM countercache.counter k
      CROSS JOIN LATERAL countercache.counter_tables(k) AS x(kind, s, t)
-      JOIN pg_trigger tg ON tg.tgrelid = to_regclass(format('%I.%I', x.s, x.t))
+     CROSS JOIN LATERAL (WITH RECURSIVE tree(rel) AS (   -- the table, its partitions and child tables
+                             SELECT to_regclass(format('%I.%I', x.s, x.t))::oid
+                             UNION
+                             SELECT i.inhrelid FROM pg_inherits i JOIN tree ON i.inhparent = tree.rel)
+                         SELECT tree.rel FROM tree) w
+      JOIN pg_trigger tg ON tg.tgrelid = w.rel AND tg.tgparentid = 0
       -- its function, and those its WHEN clause calls (the stored expression names them); joined by oid, since
       -- an OR in the join made it a scan of pg_proc per trigger (the worker's start check took the whole of a test)
      CROSS JOIN LATERAL (SELECT tg.tgfoid
@@ -3287,7 +3294,7 @@ AS $fn$
      WHERE x.kind <> 'capture' AND x.t IS NOT NULL AND NOT tg.tgisinternal AND tg.tgenabled IN ('O', 'A')
        AND (triggers IS NULL OR tg.oid = ANY (triggers))
        AND NOT f.prosecdef AND NOT countercache.trusted_role(f.proowner)
-     GROUP BY x.s, x.t, tg.tgname, f.oid, f.proowner
+     GROUP BY x.s, x.t, tg.tgname, tg.tgrelid, f.oid, f.proowner
 $fn$;
 
 -- The counted tables whose rows row-level security may hide from a role (the rollup's), one row per table, naming
@@ -5085,7 +5092,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'cd8f53dc89831aa7' $fn$;
+AS $fn$ SELECT '745bda3779cf7dc9' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5245,7 +5252,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('cd8f53dc89831aa7');
+SELECT countercache.built_by('745bda3779cf7dc9');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5331,7 +5338,7 @@ SELECT countercache.define_counter('{
 SELECT countercache.install_triggers('public', 'post');
 
 -- countercache-target-public.topic: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('cd8f53dc89831aa7');
+SELECT countercache.built_by('745bda3779cf7dc9');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 
 -- countercache-prune: forget counters of changelog io.countercache.example.boot that are no longer declared
