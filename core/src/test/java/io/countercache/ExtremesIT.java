@@ -111,7 +111,7 @@ class ExtremesIT {
     }
 
     @Test
-    void whatCannotBeKeptIsRefusedWithTheFix() {
+    void whatCannotBeKeptIsRefusedWithTheFix() throws Exception {
         CounterDefinition noIndex = new CounterDefinition("User.mostLikes", BlogSchema.USER, "id", KeyType.BIGINT,
                 "most_likes", "integer", BlogSchema.COMMENT, "creator_id", null, null, Strategy.QUEUE, 0, null,
                 new CounterDefinition.Extreme("max", "likes"));
@@ -131,6 +131,15 @@ class ExtremesIT {
         db.execute("ALTER TABLE blog_user ADD COLUMN most_likes bigint");
         assertThatThrownBy(() -> BlogSchema.install(db, List.of(noIndex)))
                 .hasMessageContaining("counter column public.blog_user.most_likes is bigint, the max of a integer");
+        db.execute("ALTER TABLE blog_user DROP COLUMN most_likes;"
+                + " ALTER TABLE blog_user ADD COLUMN most_likes integer NOT NULL DEFAULT 0");
+        assertThatThrownBy(() -> BlogSchema.install(db, List.of(noIndex)))
+                .as("a target with no comments, or whose last one goes, could not be written")
+                .hasMessageContaining("counter column public.blog_user.most_likes is NOT NULL, and the max of no rows"
+                        + " is NULL")
+                .hasMessageContaining("ALTER TABLE public.blog_user ALTER COLUMN most_likes DROP NOT NULL");
+        db.execute("ALTER TABLE blog_user ALTER COLUMN most_likes DROP NOT NULL");
+        BlogSchema.install(db, List.of(noIndex));
     }
 
     /** The extreme row deleted while a new extreme is inserted, each committed around a round that sees neither. */

@@ -3031,8 +3031,8 @@ $fn$;
 -- The problems only a min or max counter can have (see counter_problems, which checks the rest): its column must be
 -- of a type with an order that as_number reads (an integer, a numeric, a time), the counter column of the same type;
 -- it is kept through the queue (the recompute is the rollup's, never a writer's), so not by the direct or slotted
--- strategies, and straight from its source, not along a path; and the rollup recomputes a target by an index on
--- (foreign key, column), which must exist.
+-- strategies, and straight from its source, not along a path; its counter column may be NULL, the extreme of no
+-- rows; and the rollup recomputes a target by an index on (foreign key, column), which must exist.
 CREATE OR REPLACE FUNCTION countercache.extreme_problems(c countercache.counter)
 RETURNS TABLE (problem text, fix text)
 LANGUAGE plpgsql
@@ -3076,6 +3076,16 @@ BEGIN
         RETURN QUERY SELECT d || ': ' || format('counter column %I.%I.%I is %s, the %s of a %s', c.target_schema,
             c.target_table, c.target_column, t, c.aggregate, v),
             format('give the counter column (and field) the type of %I.%I', c.source_table, c.aggregate_column);
+    END IF;
+    -- no row counts for a new target, nor for one whose last row goes: its extreme is NULL then
+    IF EXISTS (SELECT FROM pg_attribute a
+                WHERE a.attrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
+                  AND a.attname = c.target_column AND a.attnotnull) THEN
+        RETURN QUERY SELECT d || ': ' || format('counter column %I.%I.%I is NOT NULL, and the %s of no rows is NULL'
+            ' (a target with none, or whose last one goes)', c.target_schema, c.target_table, c.target_column,
+            c.aggregate),
+            format('ALTER TABLE %I.%I ALTER COLUMN %I DROP NOT NULL in a changelog applied before the countercache '
+                   'one, and map the field as nullable', c.target_schema, c.target_table, c.target_column);
     END IF;
     IF NOT countercache.has_index(source, ARRAY[c.source_fk, c.aggregate_column]) THEN
         RETURN QUERY SELECT d || ': ' || format('%I.%I has no index on (%I, %I), by which the rollup recomputes a %s',
@@ -5095,7 +5105,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '745bda3779cf7dc9' $fn$;
+AS $fn$ SELECT '2ee1aac73b9f3be1' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5459,7 +5469,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Blog.totalComments', 'source table public.blog_article does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_article')) IS NULL;
-SELECT countercache.built_by('745bda3779cf7dc9');
+SELECT countercache.built_by('2ee1aac73b9f3be1');
 LOCK TABLE "public"."blog_article" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5510,7 +5520,7 @@ SELECT countercache.install_triggers('public', 'blog_article');
 SELECT countercache.fail('Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_comment')) IS NULL;
-SELECT countercache.built_by('745bda3779cf7dc9');
+SELECT countercache.built_by('2ee1aac73b9f3be1');
 LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5758,25 +5768,25 @@ SELECT countercache.install_triggers('public', 'blog_comment');
 
 -- changeset countercache:countercache-target-public.blog runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog: Blog.totalComments
-SELECT countercache.built_by('745bda3779cf7dc9');
+SELECT countercache.built_by('2ee1aac73b9f3be1');
 SELECT countercache.install_triggers('public', 'blog', ARRAY['public.blog.total_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article: Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments
-SELECT countercache.built_by('745bda3779cf7dc9');
+SELECT countercache.built_by('2ee1aac73b9f3be1');
 SELECT countercache.install_triggers('public', 'blog_article', ARRAY['public.blog_article.countercache_blog__total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article_day runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article_day: ArticleDay.publicComments
-SELECT countercache.built_by('745bda3779cf7dc9');
+SELECT countercache.built_by('2ee1aac73b9f3be1');
 SELECT countercache.install_triggers('public', 'blog_article_day', ARRAY['public.blog_article_day.public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article_day', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_user runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_user: User.totalPublicComments
-SELECT countercache.built_by('745bda3779cf7dc9');
+SELECT countercache.built_by('2ee1aac73b9f3be1');
 SELECT countercache.install_triggers('public', 'blog_user', ARRAY['public.blog_user.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_user', ARRAY[]::integer[]);
 

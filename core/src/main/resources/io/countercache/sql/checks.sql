@@ -346,8 +346,8 @@ $fn$;
 -- The problems only a min or max counter can have (see counter_problems, which checks the rest): its column must be
 -- of a type with an order that as_number reads (an integer, a numeric, a time), the counter column of the same type;
 -- it is kept through the queue (the recompute is the rollup's, never a writer's), so not by the direct or slotted
--- strategies, and straight from its source, not along a path; and the rollup recomputes a target by an index on
--- (foreign key, column), which must exist.
+-- strategies, and straight from its source, not along a path; its counter column may be NULL, the extreme of no
+-- rows; and the rollup recomputes a target by an index on (foreign key, column), which must exist.
 CREATE OR REPLACE FUNCTION countercache.extreme_problems(c countercache.counter)
 RETURNS TABLE (problem text, fix text)
 LANGUAGE plpgsql
@@ -391,6 +391,16 @@ BEGIN
         RETURN QUERY SELECT d || ': ' || format('counter column %I.%I.%I is %s, the %s of a %s', c.target_schema,
             c.target_table, c.target_column, t, c.aggregate, v),
             format('give the counter column (and field) the type of %I.%I', c.source_table, c.aggregate_column);
+    END IF;
+    -- no row counts for a new target, nor for one whose last row goes: its extreme is NULL then
+    IF EXISTS (SELECT FROM pg_attribute a
+                WHERE a.attrelid = to_regclass(format('%I.%I', c.target_schema, c.target_table))
+                  AND a.attname = c.target_column AND a.attnotnull) THEN
+        RETURN QUERY SELECT d || ': ' || format('counter column %I.%I.%I is NOT NULL, and the %s of no rows is NULL'
+            ' (a target with none, or whose last one goes)', c.target_schema, c.target_table, c.target_column,
+            c.aggregate),
+            format('ALTER TABLE %I.%I ALTER COLUMN %I DROP NOT NULL in a changelog applied before the countercache '
+                   'one, and map the field as nullable', c.target_schema, c.target_table, c.target_column);
     END IF;
     IF NOT countercache.has_index(source, ARRAY[c.source_fk, c.aggregate_column]) THEN
         RETURN QUERY SELECT d || ': ' || format('%I.%I has no index on (%I, %I), by which the rollup recomputes a %s',
