@@ -87,6 +87,16 @@ class CounterModelTest {
     }
 
     @Test
+    void aSoftDeletedSourceCountsItsLiveRowsAndItsLinksAreRefused() {
+        assertThat(EntityModel.counters(List.of(Journal.class, Entry.class, Draft.class, Memo.class), Map.of()).stream()
+                .map(d -> d.column() + ": " + d.condition())).containsExactlyInAnyOrder("entries: \"deleted\" = false",
+                        "drafts: \"active\" = 'Y'", "memos: archived = false");
+        assertThatThrownBy(() -> EntityModel.counters(List.of(Binder.class, Entry.class, Journal.class), Map.of()))
+                .hasMessageContaining("@CounterCache on Binder.entryCount: \"entries\" counts the links of a join table"
+                        + " to Entry, whose rows Hibernate hides (@SoftDelete or @SQLRestriction) while their links stay");
+    }
+
+    @Test
     void eachKindOfHierarchyCountsTheRowsOfItsClassAndTheRestAreRefusedWithTheFix() {
         assertThat(EntityModel.counters(List.of(Desk.class, Feedback.class, Praise.class, Urgent.class, Task.class,
                         Ticket.class, Duty.class, Chore.class, Shift.class), Map.of()))

@@ -305,7 +305,7 @@ public final class CounterModel {
                     : distinct != null ? "the count of distinct values" : "the path") + " on each concrete class, or"
                     + " map the hierarchy SINGLE_TABLE or JOINED");
         }
-        String rows = perClass ? null : rowsOf(who, source);
+        String rows = perClass ? liveRows(who, source) : rowsOf(who, source);
         if (distinct == null && path.length > 1) {
             return levels(metadata, target, who, source, path, counter, columnType, keyType, strategy, cc.slots(),
                     and(rows, cc.where().isBlank() ? null : cc.where().trim()), sum);
@@ -623,7 +623,7 @@ public final class CounterModel {
      * own and its subclasses'. A TABLE_PER_CLASS class with subclasses is refused here: its instances live in several
      * tables, which only a count or sum straight through a many-to-one reads ({@link #concreteTables}).
      */
-    private static String rowsOf(String who, PersistentClass source) {
+    private static String instancesOf(String who, PersistentClass source) {
         if (perClassTables(source)) {
             throw fail(who, "source = " + simpleName(source) + " is a TABLE_PER_CLASS class with subclasses, whose"
                     + " instances live in one table per concrete class; such a source is counted straight through one"
@@ -653,6 +653,69 @@ public final class CounterModel {
         }
         return quoted(columnName((Column) discriminator.getSelectables().get(0))) + " IN (" + String.join(", ", values)
                 + ")";
+    }
+
+    /** The rows of source's table that count as its entities: its instances ({@link #instancesOf}) that Hibernate loads. */
+    private static String rowsOf(String who, PersistentClass source) {
+        return and(instancesOf(who, source), liveRows(who, source));
+    }
+
+    /**
+     * The rows of source's table that Hibernate loads, as a condition: those it has not soft-deleted ({@code
+     * @SoftDelete}) and that the class's {@code @SQLRestriction} admits; null when it loads every row. A counter counts
+     * what the application sees, so removing an entity that Hibernate soft-deletes takes it out of the count. A JOINED
+     * subclass's own table holds neither the root's indicator column nor, as a rule, the columns of its restriction.
+     */
+    private static String liveRows(String who, PersistentClass source) {
+        RootClass root = source.getRootClass();
+        Column flag = root.getSoftDeleteColumn();
+        String restriction = source.getWhere() == null || source.getWhere().isBlank() ? null : source.getWhere().trim();
+        if (flag == null && restriction == null) {
+            return null;
+        }
+        if (source.getTable() != root.getTable() && !(source instanceof UnionSubclass)) {
+            throw fail(who, "source = " + simpleName(source) + " is a JOINED subclass of " + simpleName(root)
+                    + ", whose " + (flag != null ? "@SoftDelete indicator" : "@SQLRestriction") + " reads "
+                    + simpleName(root) + "'s table, which the rows of " + simpleName(source) + "'s table do not hold;"
+                    + " count from " + simpleName(root) + " with a where on its type, or map the hierarchy SINGLE_TABLE");
+        }
+        String live = flag == null ? null : root.getSoftDeleteStrategy() == org.hibernate.annotations.SoftDeleteType.TIMESTAMP
+                ? quoted(columnName(flag)) + " IS NULL" : quoted(columnName(flag)) + " = " + notDeleted(who, root, flag);
+        return and(live, restriction);
+    }
+
+    /**
+     * Refuses a count of the links of a join table to element when Hibernate hides some of element's rows: the links
+     * of an entity it soft-deletes, or that its @SQLRestriction hides, stay, and would still count.
+     */
+    private static void hidesNoRows(String who, PersistentClass element, String through) {
+        if (liveRows(who, element) != null) {
+            throw fail(who, "\"" + through + "\" counts the links of a join table to " + simpleName(element) + ", whose"
+                    + " rows Hibernate hides (@SoftDelete or @SQLRestriction) while their links stay; map the join"
+                    + " table as an entity with two many-to-ones and count from it, with a where on what it hides");
+        }
+    }
+
+    /**
+     * What a soft-delete indicator column holds for a row not deleted, as SQL. Its converter's domain value is whether
+     * the row is deleted, whichever way the column reads (Hibernate reverses it for ACTIVE); without one, the column
+     * holds that boolean, or its opposite for ACTIVE.
+     */
+    @SuppressWarnings("unchecked")
+    private static String notDeleted(String who, RootClass root, Column flag) {
+        Object stored = root.getSoftDeleteStrategy() == org.hibernate.annotations.SoftDeleteType.ACTIVE;
+        if (flag.getValue() instanceof org.hibernate.mapping.BasicValue v && v.resolve().getValueConverter() != null) {
+            stored = ((org.hibernate.type.descriptor.converter.spi.BasicValueConverter<Boolean, ?>)
+                    v.resolve().getValueConverter()).toRelationalValue(false);
+        }
+        if (stored instanceof Boolean || stored instanceof Number) {
+            return stored.toString();
+        }
+        if (stored instanceof Character || stored instanceof String) {
+            return "'" + stored.toString().replace("'", "''") + "'";
+        }
+        throw fail(who, simpleName(root) + "'s @SoftDelete converter stores a live row's indicator as " + stored + ", which"
+                + " countercache cannot write as SQL; use a converter to a boolean, a number or a character");
     }
 
     /** Both conditions (either may be null). */
@@ -701,13 +764,20 @@ public final class CounterModel {
         if (c.isOneToMany()) {   // a join column in the element's table
             PersistentClass element = metadata.getEntityBinding(((org.hibernate.mapping.OneToMany) c.getElement())
                     .getReferencedEntityName());
-            String rows = rowsOf(who, element);
+            // and the collection's own @SQLRestriction, on the element's columns
+            String rows = and(rowsOf(who, element), c.getWhere() == null || c.getWhere().isBlank() ? null : c.getWhere().trim());
             String sum = cc.sum().isBlank() ? null : sumColumn(who, element, cc.sum().trim(), counter);
             return List.of(new Declared(new CounterDefinition(who, tableName(metadata, target.getTable()),
                     columnName(target.getKey().getColumns().get(0)), keyType,
                     columnName(singleColumn(who, counter)), columnType, tableName(metadata, element.getTable()), fk,
                     and(rows, where), sum, strategy, cc.slots(), null), target, counter));
         }
+        if (c.getWhere() != null && !c.getWhere().isBlank() || c.getManyToManyWhere() != null
+                && !c.getManyToManyWhere().isBlank()) {
+            throw fail(who, "collection = \"" + name + "\" has an @SQLRestriction, which its join table's links do not"
+                    + " know of; give its condition as where = \"...\" on the element's columns instead");
+        }
+        hidesNoRows(who, metadata.getEntityBinding(((ManyToOne) c.getElement()).getReferencedEntityName()), name);
         if (!cc.sum().isBlank()) {
             throw fail(who, "collection = \"" + name + "\" goes through the join table "
                     + tableName(metadata, c.getCollectionTable()) + ", which holds links, not the elements' columns;"
@@ -716,7 +786,7 @@ public final class CounterModel {
         }
         if (where != null) {   // the element's columns, read per link by the rollup
             PersistentClass element = metadata.getEntityBinding(((ManyToOne) c.getElement()).getReferencedEntityName());
-            if (rowsOf(who, element) != null || c.getElement().getColumnSpan() != 1
+            if (instancesOf(who, element) != null || c.getElement().getColumnSpan() != 1
                     || element.getKey().getColumnSpan() != 1
                     || ((ManyToOne) c.getElement()).getReferencedPropertyName() != null) {
                 throw fail(who, "collection = \"" + name + "\" with a where must hold entities of their own table,"
@@ -765,7 +835,8 @@ public final class CounterModel {
                     + simpleName(source) + "'s columns, or without) but without sum, min, max and distinct, or map the"
                     + " join table as an entity with two many-to-ones and count from it");
         }
-        if (rowsOf(who, source) != null || element.getReferencedPropertyName() != null || element.getColumnSpan() != 1
+        hidesNoRows(who, source, via(cc));
+        if (instancesOf(who, source) != null || element.getReferencedPropertyName() != null || element.getColumnSpan() != 1
                 || links.getKey().getColumnSpan() != 1 || source.getKey().getColumnSpan() != 1
                 || links.getReferencedPropertyName() != null) {
             throw fail(who, "via = \"" + via(cc) + "\" must be a many-to-many of an entity's own table, joined on "
