@@ -320,6 +320,12 @@ BEGIN
     ELSIF t::text NOT IN ('smallint', 'integer', 'bigint', 'numeric') THEN
         RETURN QUERY SELECT d || ': ' || format('counter column %I.%I.%I is %s', target_schema, target_table, target_column, t),
             'make the counter column an integer, bigint or numeric(p,s)';
+    ELSIF t::text = 'smallint' AND column_type IN ('integer', 'bigint') OR t::text = 'integer' AND column_type = 'bigint' THEN
+        -- a count past the column's range would go to the dead letters, key by key
+        RETURN QUERY SELECT d || ': ' || format('counter column %I.%I.%I is %s, narrower than the field''s %s',
+            target_schema, target_table, target_column, t, column_type),
+            format('ALTER TABLE %I.%I ALTER COLUMN %I TYPE %s in a changelog applied before the countercache one (or '
+                   'make the field as narrow as the column)', target_schema, target_table, target_column, column_type);
     ELSIF scale > 0 AND t IS NOT NULL
           AND countercache.column_scale(target_schema, target_table, target_column) IS DISTINCT FROM scale THEN
         RETURN QUERY SELECT d || ': ' || format('counter column %I.%I.%I is %s, the entity model says %s',

@@ -99,7 +99,8 @@ final class ProjectEntities {
                 return true;
             }
             for (Field f : c.getDeclaredFields()) {
-                if (f.isAnnotationPresent(CounterCache.class)) {
+                if (f.isAnnotationPresent(CounterCache.class)    // one inside an embeddable is refused with the fix
+                        || f.getType().isAnnotationPresent(Embeddable.class) && f.getType() != k && declares(f.getType())) {
                     return true;
                 }
             }

@@ -37,6 +37,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -117,6 +118,7 @@ public final class CounterModel {
                     problems.add(e.getMessage());
                 }
             }
+            embeddedCounters(target, problems);
         }
         oneFarSidePerJoinTable(declared, problems);
         int counterProblems = problems.size();
@@ -200,6 +202,38 @@ public final class CounterModel {
             tables.add(tableName(metadata, collection.getCollectionTable()));
         }
         return tables;
+    }
+
+    /**
+     * Refuses a counter declared inside an embeddable the entity maps (at any depth): its column is the entity's, but
+     * nothing would ever count into it, and Hibernate would write it as an ordinary column.
+     */
+    private static void embeddedCounters(PersistentClass entity, List<String> problems) {
+        Deque<Map.Entry<String, Component>> todo = new java.util.ArrayDeque<>();
+        for (Property p : entity.getDeclaredProperties()) {
+            // not the copy of an @IdClass's attributes Hibernate adds (_identifierMapper), whose class is the entity's
+            if (p.getValue() instanceof Component c && c.getComponentClass() != null && !p.isSynthetic()
+                    && !c.getComponentClass().isAssignableFrom(entity.getMappedClass())) {
+                todo.add(Map.entry(p.getName(), c));
+            }
+        }
+        while (!todo.isEmpty()) {
+            Map.Entry<String, Component> e = todo.poll();
+            for (Class<?> k = e.getValue().getComponentClass(); k != null && k != Object.class; k = k.getSuperclass()) {
+                for (Field f : k.getDeclaredFields()) {
+                    if (f.isAnnotationPresent(CounterCache.class)) {
+                        problems.add("@CounterCache on " + simpleName(entity) + "." + e.getKey() + "." + f.getName()
+                                + ": a counter inside an @Embeddable (" + k.getSimpleName() + ") is never counted;"
+                                + " declare it on " + simpleName(entity) + " itself");
+                    }
+                }
+            }
+            for (Property p : e.getValue().getProperties()) {
+                if (p.getValue() instanceof Component c && c.getComponentClass() != null) {
+                    todo.add(Map.entry(e.getKey() + "." + p.getName(), c));
+                }
+            }
+        }
     }
 
     /** Fields of the entity class and its mapped superclasses, stopping at the next entity up the hierarchy. */
