@@ -121,6 +121,9 @@ class CounterModelTest {
                         Ticket.class, Duty.class, Chore.class, Shift.class), Map.of()))
                 .filteredOn(d -> d.declaredBy().contains("uties")).extracting(CounterDefinition::moreTables)
                 .containsOnly(List.of("shift"));
+        assertThatThrownBy(() -> EntityModel.counters(List.of(Venue.class, Hall.class, Booking.class), Map.of()))
+                .as("a TABLE_PER_CLASS target").hasMessageContaining("@CounterCache on Venue.bookings: Venue is a"
+                        + " TABLE_PER_CLASS class with subclasses, whose instances live in one table per concrete class");
         assertThatThrownBy(() -> EntityModel.counters(List.of(Office.class, Errand.class, Delivery.class, Visit.class,
                 Inspection.class), Map.of()))
                 .hasMessageContaining("2 @CounterCache problems")

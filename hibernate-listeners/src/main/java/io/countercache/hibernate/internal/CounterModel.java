@@ -265,6 +265,11 @@ public final class CounterModel {
         } catch (MappingException e) {
             throw fail(who, "the field is not persistent; remove @Transient so it maps to a column");
         }
+        if (perClassTables(target)) {   // its subclasses' rows are in tables of their own, without this column's counts
+            throw fail(who, simpleName(target) + " is a TABLE_PER_CLASS class with subclasses, whose instances live in"
+                    + " one table per concrete class, and a counter fills the column of one table; declare the counter"
+                    + " on each concrete class, or map the hierarchy SINGLE_TABLE or JOINED");
+        }
         String extreme = extremeFunction(who, cc);
         String columnType = extreme != null ? extremeType(who, metadata, field, counter, strategy)
                 : field.getType() == BigDecimal.class ? decimalType(who, singleColumn(who, counter))
