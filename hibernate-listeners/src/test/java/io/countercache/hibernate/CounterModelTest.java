@@ -126,7 +126,10 @@ class CounterModelTest {
                         + " TABLE_PER_CLASS class with subclasses, whose instances live in one table per concrete class");
         assertThatThrownBy(() -> EntityModel.counters(List.of(Office.class, Errand.class, Delivery.class, Visit.class,
                 Inspection.class), Map.of()))
-                .hasMessageContaining("2 @CounterCache problems")
+                .hasMessageContaining("3 @CounterCache problems")
+                .hasMessageContaining("@CounterCache on Office.inspectionsListed: collection = \"listedInspections\": the"
+                        + " column of office is in table visit, and the rows of Inspection are in inspection (JOINED);"
+                        + " count Visit instead, or declare office on Inspection")
                 .hasMessageContaining("@CounterCache on Office.lastErrand: source = Errand is a TABLE_PER_CLASS class"
                         + " with subclasses, whose instances live in one table per concrete class, which feed a count or"
                         + " a sum straight through a many-to-one only; declare the max on each concrete class, or map the"

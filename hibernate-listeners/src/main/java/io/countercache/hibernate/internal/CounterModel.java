@@ -803,6 +803,9 @@ public final class CounterModel {
         if (c.isOneToMany()) {   // a join column in the element's table
             PersistentClass element = metadata.getEntityBinding(((org.hibernate.mapping.OneToMany) c.getElement())
                     .getReferencedEntityName());
+            // the join column must be in the element's own table (not a JOINED superclass's, when mapped by its attribute)
+            ownTable(who, element, "collection = \"" + name + "\"",
+                    c.getMappedByProperty() != null ? c.getMappedByProperty() : name, c.getKey());
             // and the collection's own @SQLRestriction, on the element's columns
             String rows = and(rowsOf(who, element), c.getWhere() == null || c.getWhere().isBlank() ? null : c.getWhere().trim());
             String sum = cc.sum().isBlank() ? null : sumColumn(who, element, cc.sum().trim(), counter);
