@@ -11,6 +11,7 @@ import io.countercache.spi.KeyType;
 import io.countercache.spi.TableName;
 import io.countercache.spi.Via;
 import org.hibernate.MappingException;
+import org.hibernate.annotations.SoftDeleteType;
 import org.hibernate.boot.Metadata;
 import org.hibernate.boot.MetadataSources;
 import org.hibernate.boot.model.naming.Identifier;
@@ -18,6 +19,7 @@ import org.hibernate.boot.registry.StandardServiceRegistry;
 import org.hibernate.boot.registry.StandardServiceRegistryBuilder;
 import org.hibernate.cfg.AvailableSettings;
 import org.hibernate.engine.config.spi.ConfigurationService;
+import org.hibernate.mapping.BasicValue;
 import org.hibernate.mapping.Column;
 import org.hibernate.mapping.Component;
 import org.hibernate.mapping.ManyToOne;
@@ -29,10 +31,12 @@ import org.hibernate.mapping.SingleTableSubclass;
 import org.hibernate.mapping.Table;
 import org.hibernate.mapping.UnionSubclass;
 import org.hibernate.mapping.Value;
+import org.hibernate.type.descriptor.converter.spi.BasicValueConverter;
 
 import java.lang.reflect.Field;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -209,7 +213,7 @@ public final class CounterModel {
      * nothing would ever count into it, and Hibernate would write it as an ordinary column.
      */
     private static void embeddedCounters(PersistentClass entity, List<String> problems) {
-        Deque<Map.Entry<String, Component>> todo = new java.util.ArrayDeque<>();
+        Deque<Map.Entry<String, Component>> todo = new ArrayDeque<>();
         for (Property p : entity.getDeclaredProperties()) {
             // not the copy of an @IdClass's attributes Hibernate adds (_identifierMapper), whose class is the entity's
             if (p.getValue() instanceof Component c && c.getComponentClass() != null && !p.isSynthetic()
@@ -347,7 +351,7 @@ public final class CounterModel {
         String rows = perClass ? liveRows(who, source) : rowsOf(who, source);
         if (distinct == null && path.length > 1) {
             return levels(metadata, target, who, source, path, counter, columnType, keyType, strategy, cc.slots(),
-                    and(rows, cc.where().isBlank() ? null : cc.where().trim()), sum);
+                    and(rows, condition(cc.where())), sum);
         }
         if (path.length > 2) {
             throw fail(who, "via = \"" + via(cc) + "\" has " + path.length + " steps; a count of distinct values"
@@ -382,7 +386,7 @@ public final class CounterModel {
         return List.of(new Declared(new CounterDefinition(who, tableName(metadata, target.getTable()),
                 columnName(target.getKey().getColumns().get(0)), keyType,
                 columnName(singleColumn(who, counter)), columnType, tables.get(0), columnName(fk),
-                and(rows, cc.where().isBlank() ? null : cc.where().trim()),
+                and(rows, condition(cc.where())),
                 sum, strategy, cc.slots(), via, aggregate, distinct).withMoreTables(moreTables), target, counter));
     }
 
@@ -493,7 +497,7 @@ public final class CounterModel {
         return new CounterDefinition(who, tableName(metadata, target.getTable()),
                 columnName(target.getKey().getColumns().get(0)), keyType, columnName(singleColumn(who, counter)),
                 columnType, tableName(metadata, source.getTable()), columns.get(0),
-                and(rowsOf(who, source), cc.where().isBlank() ? null : cc.where().trim()),
+                and(rowsOf(who, source), condition(cc.where())),
                 cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim(), counter), strategy, cc.slots())
                 .withMoreFks(columns.subList(1, columns.size()));
     }
@@ -598,7 +602,7 @@ public final class CounterModel {
         return new CounterDefinition(who, table, CounterDefinition.Bucket.KEY_COLUMN, KeyType.UUID,
                 columnName(singleColumn(who, counter)), columnType, tableName(metadata, source.getTable()),
                 columnName(viaColumn(who, via(cc), source, via(cc), parent)),
-                and(rowsOf(who, source), cc.where().isBlank() ? null : cc.where().trim()), sum, strategy, 0)
+                and(rowsOf(who, source), condition(cc.where())), sum, strategy, 0)
                 .withBucket(table, new CounterDefinition.Bucket(time, period, cc.zone().trim(),
                         columnName(singleColumn(who, up)), columnName(singleColumn(who, start)), cc.retention()));
     }
@@ -649,7 +653,7 @@ public final class CounterModel {
         String sum = cc.sum().isBlank() ? null : sumColumn(who, source, cc.sum().trim(), counter);
         return new CounterDefinition(who, tableName(metadata, target.getTable()), keyColumns.get(0), KeyType.UUID,
                 columnName(singleColumn(who, counter)), columnType, tableName(metadata, source.getTable()),
-                fkColumns.get(0), and(rowsOf(who, source), cc.where().isBlank() ? null : cc.where().trim()), sum,
+                fkColumns.get(0), and(rowsOf(who, source), condition(cc.where())), sum,
                 strategy, cc.slots())
                 .withPair(new CounterDefinition.Pair(keyColumns, fkColumns));
     }
@@ -694,7 +698,7 @@ public final class CounterModel {
                 + ")";
     }
 
-    /** The rows of source's table that count as its entities: its instances ({@link #instancesOf}) that Hibernate loads. */
+    /** The rows of source's table that count as its entities: its instances ({@link #instancesOf}) Hibernate loads. */
     private static String rowsOf(String who, PersistentClass source) {
         return and(instancesOf(who, source), liveRows(who, source));
     }
@@ -708,7 +712,7 @@ public final class CounterModel {
     private static String liveRows(String who, PersistentClass source) {
         RootClass root = source.getRootClass();
         Column flag = root.getSoftDeleteColumn();
-        String restriction = source.getWhere() == null || source.getWhere().isBlank() ? null : source.getWhere().trim();
+        String restriction = condition(source.getWhere());
         if (flag == null && restriction == null) {
             return null;
         }
@@ -716,10 +720,11 @@ public final class CounterModel {
             throw fail(who, "source = " + simpleName(source) + " is a JOINED subclass of " + simpleName(root)
                     + ", whose " + (flag != null ? "@SoftDelete indicator" : "@SQLRestriction") + " reads "
                     + simpleName(root) + "'s table, which the rows of " + simpleName(source) + "'s table do not hold;"
-                    + " count from " + simpleName(root) + " with a where on its type, or map the hierarchy SINGLE_TABLE");
+                    + " count from " + simpleName(root) + " with a where on its type, or map the hierarchy"
+                    + " SINGLE_TABLE");
         }
-        String live = flag == null ? null : root.getSoftDeleteStrategy() == org.hibernate.annotations.SoftDeleteType.TIMESTAMP
-                ? quoted(columnName(flag)) + " IS NULL" : quoted(columnName(flag)) + " = " + notDeleted(who, root, flag);
+        String live = flag == null ? null : quoted(columnName(flag)) + (root.getSoftDeleteStrategy()
+                == SoftDeleteType.TIMESTAMP ? " IS NULL" : " = " + notDeleted(who, root, flag));
         return and(live, restriction);
     }
 
@@ -742,9 +747,9 @@ public final class CounterModel {
      */
     @SuppressWarnings("unchecked")
     private static String notDeleted(String who, RootClass root, Column flag) {
-        Object stored = root.getSoftDeleteStrategy() == org.hibernate.annotations.SoftDeleteType.ACTIVE;
-        if (flag.getValue() instanceof org.hibernate.mapping.BasicValue v && v.resolve().getValueConverter() != null) {
-            stored = ((org.hibernate.type.descriptor.converter.spi.BasicValueConverter<Boolean, ?>)
+        Object stored = root.getSoftDeleteStrategy() == SoftDeleteType.ACTIVE;
+        if (flag.getValue() instanceof BasicValue v && v.resolve().getValueConverter() != null) {
+            stored = ((BasicValueConverter<Boolean, ?>)
                     v.resolve().getValueConverter()).toRelationalValue(false);
         }
         if (stored instanceof Boolean || stored instanceof Number) {
@@ -753,8 +758,13 @@ public final class CounterModel {
         if (stored instanceof Character || stored instanceof String) {
             return "'" + stored.toString().replace("'", "''") + "'";
         }
-        throw fail(who, simpleName(root) + "'s @SoftDelete converter stores a live row's indicator as " + stored + ", which"
-                + " countercache cannot write as SQL; use a converter to a boolean, a number or a character");
+        throw fail(who, simpleName(root) + "'s @SoftDelete converter stores a live row's indicator as " + stored
+                + ", which countercache cannot write as SQL; use a converter to a boolean, a number or a character");
+    }
+
+    /** A condition as written (a where, an @SQLRestriction), trimmed; null when there is none. */
+    private static String condition(String sql) {
+        return sql == null || sql.isBlank() ? null : sql.trim();
     }
 
     /** Both conditions (either may be null). */
@@ -799,23 +809,22 @@ public final class CounterModel {
                     + " (@OneToMany or @ManyToMany)");
         }
         String fk = columnName((Column) c.getKey().getSelectables().get(0));
-        String where = cc.where().isBlank() ? null : cc.where().trim();
+        String where = condition(cc.where());
         if (c.isOneToMany()) {   // a join column in the element's table
             PersistentClass element = metadata.getEntityBinding(((org.hibernate.mapping.OneToMany) c.getElement())
                     .getReferencedEntityName());
-            // the join column must be in the element's own table (not a JOINED superclass's, when mapped by its attribute)
+            // the join column must be in the element's own table (not a JOINED superclass's, mapped by its attribute)
             ownTable(who, element, "collection = \"" + name + "\"",
                     c.getMappedByProperty() != null ? c.getMappedByProperty() : name, c.getKey());
             // and the collection's own @SQLRestriction, on the element's columns
-            String rows = and(rowsOf(who, element), c.getWhere() == null || c.getWhere().isBlank() ? null : c.getWhere().trim());
+            String rows = and(rowsOf(who, element), condition(c.getWhere()));
             String sum = cc.sum().isBlank() ? null : sumColumn(who, element, cc.sum().trim(), counter);
             return List.of(new Declared(new CounterDefinition(who, tableName(metadata, target.getTable()),
                     columnName(target.getKey().getColumns().get(0)), keyType,
                     columnName(singleColumn(who, counter)), columnType, tableName(metadata, element.getTable()), fk,
                     and(rows, where), sum, strategy, cc.slots(), null), target, counter));
         }
-        if (c.getWhere() != null && !c.getWhere().isBlank() || c.getManyToManyWhere() != null
-                && !c.getManyToManyWhere().isBlank()) {
+        if (condition(c.getWhere()) != null || condition(c.getManyToManyWhere()) != null) {
             throw fail(who, "collection = \"" + name + "\" has an @SQLRestriction, which its join table's links do not"
                     + " know of; give its condition as where = \"...\" on the element's columns instead");
         }
@@ -878,7 +887,8 @@ public final class CounterModel {
                     + " join table as an entity with two many-to-ones and count from it");
         }
         hidesNoRows(who, source, via(cc));
-        if (instancesOf(who, source) != null || element.getReferencedPropertyName() != null || element.getColumnSpan() != 1
+        if (instancesOf(who, source) != null || element.getReferencedPropertyName() != null
+                || element.getColumnSpan() != 1
                 || links.getKey().getColumnSpan() != 1 || source.getKey().getColumnSpan() != 1
                 || links.getReferencedPropertyName() != null) {
             throw fail(who, "via = \"" + via(cc) + "\" must be a many-to-many of an entity's own table, joined on "
