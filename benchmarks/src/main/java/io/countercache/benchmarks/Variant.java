@@ -58,9 +58,9 @@ enum Variant {
     QUEUE_FLOOR(null),
     /**
      * No counter: one row trigger AFTER UPDATE OF the counted columns (article_id, creator_id, publish_status), on a
-     * function that returns at once, and no other trigger. An UPDATE that sets none of them never fires it, and still
-     * pays for it (PostgreSQL fetches the old row for any AFTER UPDATE row trigger): the least any trigger adds to such
-     * an UPDATE, beside the goal of +5 µs for one that changes nothing counted; scenario 11 only.
+     * function that returns at once, and no other trigger. An UPDATE that sets none of them never fires it: the least
+     * any trigger adds to such an UPDATE, beside the goal of +5 µs for one that changes nothing counted (within the
+     * noise of bare on 2026-11-28); scenario 11 only.
      */
     ROW_FLOOR(null);
 
