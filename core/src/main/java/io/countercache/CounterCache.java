@@ -130,13 +130,16 @@ public @interface CounterCache {
      */
     String period() default "";
 
-    /** With {@link #bucket()}: the time zone in which periods are aligned (a day starts at its midnight). */
+    /**
+     * With {@link #bucket()}: the time zone in which periods are aligned (a day starts at its midnight). Another zone
+     * on a counter without a bucket is refused at boot.
+     */
     String zone() default "UTC";
 
     /**
      * With {@link #bucket()}: how many periods before the current one to keep; the workers delete older buckets
      * (their rows, and what is queued for them) about once a minute, and a late row for one is not counted.
-     * Default 0: keep every bucket.
+     * Default 0: keep every bucket. Refused at boot on a counter without a bucket.
      */
     int retention() default 0;
 
@@ -147,6 +150,9 @@ public @interface CounterCache {
      */
     Strategy strategy() default Strategy.DEFAULT;
 
-    /** For {@link Strategy#SLOTTED}: how many slot rows a target's writes spread over (2 to 1024). */
+    /**
+     * For {@link Strategy#SLOTTED}: how many slot rows a target's writes spread over (2 to 1024). Another number on a
+     * counter of another strategy is refused at boot.
+     */
     int slots() default 16;
 }

@@ -28,6 +28,15 @@ public class Broken {
     @CounterCache(source = Remark.class, via = "post", bucket = "status")
     long bucketWithoutPeriod;
 
+    @CounterCache(source = Remark.class, via = "post", slots = 32)
+    long slotsWithoutSlotted;
+
+    @CounterCache(source = Remark.class, via = "post", zone = "Europe/Paris", retention = 7)
+    long zoneWithoutBucket;
+
+    @CounterCache(source = Remark.class, via = "post", retention = 7)
+    long retentionWithoutBucket;
+
     @CounterCache(source = Remark.class, via = "post", bucket = "status", period = "1 fortnight")
     long fortnightlyBucket;
 

@@ -143,7 +143,7 @@ class CounterModelTest {
     void everyBadDeclarationIsReportedWithTheFieldAndTheFix() {
         assertThatThrownBy(() -> EntityModel.counters(List.of(Post.class, Remark.class, Broken.class), Map.of()))
                 .isInstanceOf(CounterCacheException.class)
-                .hasMessageContaining("25 @CounterCache and @CounterLimit problems")
+                .hasMessageContaining("28 @CounterCache and @CounterLimit problems")
                 .hasMessageContaining("@CounterCache on Broken.primitiveMax: the field is long, which cannot be null when"
                         + " no row counts; declare it as Long (boxed)")
                 .hasMessageContaining("@CounterCache on Broken.textMax: the field is String; a min or max keeps a Long,"
@@ -182,6 +182,13 @@ class CounterModelTest {
                 .hasMessageContaining("@CounterCache on Broken.notANumber: the field is String; declare it as long or int"
                         + " (or BigDecimal, for the sum of a numeric column)")
                 .hasMessageContaining("@CounterCache on Broken.notAnEntity: source = String.class is not an entity")
+                .hasMessageContaining("@CounterCache on Broken.slotsWithoutSlotted: slots = 32 is read by strategy"
+                        + " SLOTTED only, and this counter's strategy is QUEUE; remove slots, or set strategy ="
+                        + " Strategy.SLOTTED")
+                .hasMessageContaining("@CounterCache on Broken.zoneWithoutBucket: zone = \"Europe/Paris\" is read by a"
+                        + " counter per bucket only; remove zone, or name bucket and period")
+                .hasMessageContaining("@CounterCache on Broken.retentionWithoutBucket: retention = 7 is read by a"
+                        + " counter per bucket only; remove retention, or name bucket and period")
                 .hasMessageContaining("@CounterCache on Broken.bucketWithoutPeriod: a counter per bucket names both"
                         + " bucket, the source's time attribute, and period")
                 .hasMessageContaining("@CounterCache on Broken.fortnightlyBucket: period = \"1 fortnight\" is not a whole"

@@ -254,6 +254,32 @@ public final class CounterModel {
         return fields;
     }
 
+    /** Refuses an attribute that nothing reads for this counter, which the user would expect to act. */
+    private static void unread(String who, CounterCache cc, Strategy strategy) {
+        if (strategy != Strategy.SLOTTED && cc.slots() != defaultOf("slots", Integer.class)) {
+            throw fail(who, "slots = " + cc.slots() + " is read by strategy SLOTTED only, and this counter's strategy"
+                    + " is " + strategy + "; remove slots, or set strategy = Strategy.SLOTTED");
+        }
+        if (cc.bucket().isBlank() && cc.period().isBlank()) {
+            if (!cc.zone().equals(defaultOf("zone", String.class))) {
+                throw fail(who, "zone = \"" + cc.zone() + "\" is read by a counter per bucket only; remove zone, or"
+                        + " name bucket and period");
+            }
+            if (cc.retention() != defaultOf("retention", Integer.class)) {
+                throw fail(who, "retention = " + cc.retention() + " is read by a counter per bucket only; remove"
+                        + " retention, or name bucket and period");
+            }
+        }
+    }
+
+    private static <T> T defaultOf(String attribute, Class<T> type) {
+        try {
+            return type.cast(CounterCache.class.getMethod(attribute).getDefaultValue());
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /**
      * The counters one field declares: its own, and for a count or sum along a path the levels beneath it (see
      * {@link #levels}), which have no field.
@@ -263,6 +289,7 @@ public final class CounterModel {
         String who = simpleName(target) + "." + field.getName();
         Strategy strategy = cc.strategy() == Strategy.DEFAULT ? defaultStrategy : cc.strategy();
         CounterDefinition.checkSlots(who, strategy, cc.slots());   // before the other checks, so it is always reported
+        unread(who, cc, strategy);
         Property counter;
         try {
             counter = target.getProperty(field.getName());
