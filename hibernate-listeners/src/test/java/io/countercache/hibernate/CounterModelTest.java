@@ -88,13 +88,18 @@ class CounterModelTest {
 
     @Test
     void aSoftDeletedSourceCountsItsLiveRowsAndItsLinksAndACounterInAnEmbeddableAreRefused() {
-        assertThat(EntityModel.counters(List.of(Journal.class, Entry.class, Draft.class, Memo.class), Map.of()).stream()
-                .map(d -> d.column() + ": " + d.condition())).containsExactlyInAnyOrder("entries: \"deleted\" = false",
-                        "drafts: \"active\" = 'Y'", "memos: archived = false");
-        assertThatThrownBy(() -> EntityModel.counters(List.of(Ledger.class, Entry.class, Journal.class), Map.of()))
+        assertThat(EntityModel.counters(List.of(Journal.class, Entry.class, Draft.class, Memo.class, Section.class,
+                Line.class), Map.of()).stream().map(d -> d.target() + "." + d.column() + ": " + d.condition()))
+                .containsExactlyInAnyOrder("public.journal.entries: \"deleted\" = false",
+                        "public.journal.drafts: \"active\" = 'Y'", "public.journal.memos: archived = false",
+                        "public.section.countercache_journal__lines: null",   // each section's lines, deleted or not
+                        "public.journal.lines: \"deleted\" = false");   // the sums of the live sections' lines
+        assertThatThrownBy(() -> EntityModel.counters(List.of(Ledger.class, Entry.class, Journal.class, Section.class,
+                Line.class), Map.of()))
                 .hasMessageContaining("@CounterCache on Ledger.totals.entries: a counter inside an @Embeddable (Totals)"
                         + " is never counted; declare it on Ledger itself");
-        assertThatThrownBy(() -> EntityModel.counters(List.of(Binder.class, Entry.class, Journal.class), Map.of()))
+        assertThatThrownBy(() -> EntityModel.counters(List.of(Binder.class, Entry.class, Journal.class, Section.class,
+                Line.class), Map.of()))
                 .hasMessageContaining("@CounterCache on Binder.entryCount: \"entries\" counts the links of a join table"
                         + " to Entry, whose rows Hibernate hides (@SoftDelete or @SQLRestriction) while their links stay");
     }

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class HibernateSoftDeleteIT {
 
-    private static final List<Class<?>> MODEL = List.of(Journal.class, Entry.class, Draft.class, Memo.class);
+    private static final List<Class<?>> MODEL = List.of(Journal.class, Entry.class, Draft.class, Memo.class,
+            Section.class, Line.class);
     private static TestDatabase db;
     private static EntityManagerFactory emf;
 
@@ -62,9 +64,7 @@ class HibernateSoftDeleteIT {
         });
         assertThat(db.queryLong("SELECT count(*) FROM entry")).as("rows kept by the soft delete").isEqualTo(3);
         assertThat(db.queryLong("SELECT count(*) FROM draft")).isEqualTo(3);
-        while (db.queryLong("SELECT countercache.rollup(1000)") > 0) {
-            // until the queue is empty
-        }
+        drain();
         inTransaction(em -> {
             Journal journal = em.find(Journal.class, 1L);
             em.refresh(journal);
@@ -73,11 +73,57 @@ class HibernateSoftDeleteIT {
                     .containsExactly(2L, 2L, 1L);
         });
         inTransaction(em -> em.find(Memo.class, 3L).journal = null);
+        drain();
+        assertThat(db.queryLong("SELECT memos FROM journal WHERE id = 1")).isZero();
+        assertThat(db.queryRows("SELECT k.name, d.* FROM countercache.counter k, countercache.drift(k.id) d")).isEmpty();
+    }
+
+    @Test
+    void theRowsOfASoftDeletedMiddleEntityLeaveTheCountAlongAPath() {
+        inTransaction(em -> {
+            Journal journal = new Journal();
+            journal.id = 2L;
+            em.persist(journal);
+            for (long s = 10; s <= 11; s++) {
+                Section section = new Section();
+                section.id = s;
+                section.journal = journal;
+                em.persist(section);
+                for (long i = 0; i < 3; i++) {
+                    Line line = new Line();
+                    line.id = s * 10 + i;
+                    line.section = section;
+                    em.persist(line);
+                }
+            }
+        });
+        assertThat(lines()).as("two sections of three lines").containsExactly(6L, 6L);
+        inTransaction(em -> em.remove(em.find(Section.class, 10L)));   // soft: deleted = true, its lines stay
+        assertThat(db.queryLong("SELECT count(*) FROM line WHERE section_id = 10")).isEqualTo(3);
+        assertThat(lines()).as("section 10's lines left with it").containsExactly(3L, 3L);
+        db.execute("UPDATE line SET section_id = 10 WHERE id = 110");   // into the deleted section: out of the count
+        assertThat(lines()).containsExactly(2L, 2L);
+        db.execute("UPDATE section SET deleted = false WHERE id = 10");   // undeleted: its four lines come back
+        assertThat(lines()).containsExactly(6L, 6L);
+        assertThat(db.queryRows("SELECT k.name, d.* FROM countercache.counter k, countercache.drift(k.id) d")).isEmpty();
+    }
+
+    /** Journal 2's lines after a rollup, then as Hibernate counts them: the lines of sections it loads. */
+    private static List<Long> lines() {
+        drain();
+        List<Long> lines = new ArrayList<>();
+        inTransaction(em -> {
+            lines.add(em.find(Journal.class, 2L).lines);
+            lines.add(em.createQuery("SELECT count(l) FROM Line l JOIN l.section s WHERE s.journal.id = 2", Long.class)
+                    .getSingleResult());
+        });
+        return lines;
+    }
+
+    private static void drain() {
         while (db.queryLong("SELECT countercache.rollup(1000)") > 0) {
             // until the queue is empty
         }
-        assertThat(db.queryLong("SELECT memos FROM journal WHERE id = 1")).isZero();
-        assertThat(db.queryRows("SELECT k.name, d.* FROM countercache.counter k, countercache.drift(k.id) d")).isEmpty();
     }
 
     /** What Hibernate counts of an entity in journal 1: the rows it loads. */

@@ -134,6 +134,17 @@ class GoalsTest {
         assertThat(base.resolve("countercache.changelog.sql")).doesNotExist();
     }
 
+    /** An entity whose only counters are inside an embeddable is modelled, so the build says they are never counted. */
+    @Test
+    void aCounterInsideAnEmbeddableFailsTheBuild() {
+        assertThatThrownBy(() -> goal(new GenerateMojo(), testClasses(), "io.countercache.maven.fixture.embedded")
+                .execute())
+                .isInstanceOf(MojoFailureException.class)
+                .hasMessageContaining("@CounterCache on Account.tally.payments: a counter inside an @Embeddable (Tally)"
+                        + " is never counted; declare it on Account itself");
+        assertThat(base.resolve("countercache.changelog.sql")).doesNotExist();
+    }
+
     @Test
     void aProjectWithNoEntityFailsWithWhatToDo() throws Exception {
         Path empty = Files.createDirectories(base.resolve("target/classes"));
