@@ -12,7 +12,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongPredicate;
@@ -42,6 +44,8 @@ public final class RollupWorker implements AutoCloseable {
 
     /** How long a worker goes on with full rounds before it gives the recounts a batch (see run()). */
     private static final long MAINTENANCE_EVERY_NANOS = 1_000_000_000L;
+    /** How long close() waits after a cancel, and after an abort, for the thread to end, whatever the timeout. */
+    private static final long GRACE_NANOS = 1_000_000_000L;
 
     private static final Logger log = LoggerFactory.getLogger(RollupWorker.class);
 
@@ -69,9 +73,11 @@ public final class RollupWorker implements AutoCloseable {
     private final long builtAt = System.nanoTime();
     private final Object wake = new Object();
     private volatile boolean running;
+    private volatile boolean stopRequested;                // running ends by close(), else by an interrupt
     private final Round round;                              // the worker thread's rounds, cancelled by close()
     private volatile Connection inFlightConnection;        // the worker thread's connection, for abort
-    private volatile String lastError;
+    private volatile String roundError;                    // the latest round failure, until a round succeeds
+    private volatile String upkeepError;                   // the latest maintenance failure, until it succeeds
     private volatile Thread thread;
 
     private RollupWorker(Builder b) {
@@ -129,6 +135,22 @@ public final class RollupWorker implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Waits until the worker thread ends: stopped by {@link #close()} (from a shutdown hook, say), interrupted, or
+     * killed by an {@link Error}. The thread is a daemon, so that a worker left running never keeps a JVM from
+     * exiting; a process that does nothing but run workers waits here.
+     */
+    public void awaitTermination() throws InterruptedException {
+        Thread t;
+        synchronized (this) {
+            t = thread;
+        }
+        if (t == null) {
+            throw new IllegalStateException(name + " is not started");
+        }
+        t.join();
+    }
+
     /** Whether the worker thread is alive: started, and neither stopped by close() nor killed by an {@link Error}. */
     public synchronized boolean isRunning() {
         return thread != null && thread.isAlive();
@@ -161,8 +183,8 @@ public final class RollupWorker implements AutoCloseable {
                 Round.QueueState q = Round.queue(c);
                 double seconds = Math.max(1e-9, (System.nanoTime() - builtAt) / 1e9);
                 return new RollupMetrics(q.depth(), Duration.ofMillis(Math.max(0, Math.round(q.oldestSeconds() * 1000))),
-                        q.deadLetters(), applied.get(), applied.get() / seconds, failures.get(), lastError, q.recounts(),
-                        q.recountTargets());
+                        q.deadLetters(), applied.get(), applied.get() / seconds, failures.get(), lastError(),
+                        q.recounts(), q.recountTargets());
             } finally {
                 connections.release(c);
             }
@@ -171,26 +193,62 @@ public final class RollupWorker implements AutoCloseable {
         }
     }
 
+    /** Why the latest round failed, else why the latest recount or prune failed; null once each has succeeded. */
+    private String lastError() {
+        String e = roundError;
+        return e != null ? e : upkeepError;
+    }
+
     /**
-     * Stops the worker. The round in progress may commit within the shutdown timeout; after that it is cancelled,
-     * which rolls it back and leaves its deltas in the queue for the next worker. Either way nothing is lost. If the
-     * thread is stuck outside the rollup statement (getting a connection, committing), its connection is aborted.
+     * Stops the worker. The round in progress may commit within the shutdown timeout; after that its statement (or a
+     * recount's batch) is cancelled, which rolls it back and leaves its deltas in the queue for the next worker.
+     * Either way nothing is lost. If the thread has not ended a second after the cancel (stuck committing, say), its
+     * connection is aborted and the thread interrupted (which ends a wait for a connection from a pool).
      */
     @Override
     public void close() {
         closeAll(List.of(this));
     }
 
-    /** Closes several workers: all stop taking rounds at once, then each is awaited as {@link #close()} does. */
+    /**
+     * Closes several workers: all stop taking rounds at once, and each is given its shutdown timeout from that moment,
+     * so that closing several takes no longer than closing the slowest; then each is cancelled and aborted as
+     * {@link #close()} says.
+     */
     public static void closeAll(Collection<RollupWorker> workers) {
-        List<Thread> threads = workers.stream().map(RollupWorker::signalStop).toList();
-        int i = 0;
+        Map<RollupWorker, Thread> stopping = new LinkedHashMap<>();
         for (RollupWorker w : workers) {
-            Thread t = threads.get(i++);
+            Thread t = w.signalStop();
             if (t != null) {
-                w.awaitStop(t);
+                stopping.put(w, t);
             }
         }
+        long stopped = System.nanoTime();
+        stopping.forEach((w, t) -> joinUntil(t, stopped + w.shutdownTimeout.toNanos()));
+        stopping.forEach((w, t) -> {
+            if (t.isAlive()) {
+                log.warn("{}: the round in progress did not finish within {} ms; cancelling it, its deltas stay queued",
+                        w.name, w.shutdownTimeout.toMillis());
+                w.round.cancel();
+            }
+        });
+        long cancelled = System.nanoTime();
+        stopping.forEach((w, t) -> joinUntil(t, cancelled + GRACE_NANOS));
+        stopping.forEach((w, t) -> {
+            if (t.isAlive()) {
+                w.abort(t);
+            }
+        });
+        long aborted = System.nanoTime();
+        stopping.forEach((w, t) -> {
+            joinUntil(t, aborted + GRACE_NANOS);
+            if (t.isAlive()) {
+                log.error("{}: the worker thread did not stop; its open round, if any, rolls back when its connection"
+                        + " closes", w.name);
+            } else {
+                log.info("{} stopped after applying {} deltas", w.name, w.applied.get());
+            }
+        });
     }
 
     /** Stops further rounds and wakes a sleeping worker; returns its thread, or null if it was not running. */
@@ -199,6 +257,7 @@ public final class RollupWorker implements AutoCloseable {
             if (thread == null || !running) {
                 return null;
             }
+            stopRequested = true;
             running = false;
         }
         synchronized (wake) {
@@ -207,33 +266,31 @@ public final class RollupWorker implements AutoCloseable {
         return thread;
     }
 
-    private void awaitStop(Thread t) {
-        long millis = Math.max(1, shutdownTimeout.toMillis());
+    /** Waits for the thread until the deadline (System.nanoTime()), not at all once it has passed or if interrupted. */
+    private static void joinUntil(Thread t, long deadline) {
+        long millis = (deadline - System.nanoTime()) / 1_000_000;
+        if (millis <= 0 || Thread.currentThread().isInterrupted()) {
+            return;
+        }
         try {
             t.join(millis);
-            if (t.isAlive()) {
-                log.warn("{}: the round in progress did not finish within {} ms; cancelling it, its deltas stay queued",
-                        name, millis);
-                round.cancel();
-                t.join(millis);
-            }
-            Connection c = inFlightConnection;
-            if (t.isAlive() && c != null) {
-                log.warn("{}: still busy after the cancel; aborting its connection", name);
-                c.abort(Runnable::run);
-                t.join(millis);
-            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (SQLException e) {
-            log.warn("{}: could not abort its connection: {}", name, e.toString());
         }
-        if (t.isAlive()) {
-            log.error("{}: the worker thread did not stop; its open round, if any, rolls back when its connection closes",
-                    name);
-        } else {
-            log.info("{} stopped after applying {} deltas", name, applied.get());
+    }
+
+    /** Aborts the connection of a thread that a cancel did not end, and interrupts it (a wait for a connection). */
+    private void abort(Thread t) {
+        Connection c = inFlightConnection;
+        log.warn("{}: still busy after the cancel; aborting its connection", name);
+        if (c != null) {
+            try {
+                c.abort(Runnable::run);
+            } catch (SQLException e) {
+                log.warn("{}: could not abort its connection: {}", name, e.toString());
+            }
         }
+        t.interrupt();
     }
 
     private void run() {
@@ -257,19 +314,19 @@ public final class RollupWorker implements AutoCloseable {
                         log.info("{}: rollup resumed after {} failed attempts over {} ms", name, streakFailures,
                                 (System.nanoTime() - streakStarted) / 1_000_000);
                         streakFailures = 0;
-                        lastError = null;
                     }
+                    roundError = null;
                     backoff = pollInterval.toMillis();
                     if (!upkeep.run() && last[0] < batchSize) {
                         pause(pollInterval.toMillis());
                     }
                 } catch (SQLException | RuntimeException e) {
                     failures.incrementAndGet();
-                    lastError = describe(e);
+                    roundError = describe(e);
                     if (streakFailures++ == 0 && running) {
                         streakStarted = System.nanoTime();
                         log.warn("{}: rollup failed, retrying with backoff up to {} ms (logged once until it recovers): {}",
-                                name, maxBackoff.toMillis(), lastError);
+                                name, maxBackoff.toMillis(), roundError);
                     }
                     pause(backoff);
                     backoff = Math.min(backoff * 2, maxBackoff.toMillis());
@@ -278,6 +335,10 @@ public final class RollupWorker implements AutoCloseable {
         } catch (Error e) {
             log.error("{} died; counters stop being updated until a worker runs again", name, e);
             throw e;
+        }
+        if (!stopRequested) {
+            log.warn("{} stopped: its thread was interrupted; counters stop being updated until a worker runs again",
+                    name);
         }
     }
 
@@ -323,6 +384,7 @@ public final class RollupWorker implements AutoCloseable {
                 inFlightConnection = c;   // so that close() can abort a batch that outlasts its timeout
                 try {
                     boolean advanced = round.maintenance(c);
+                    upkeepError = null;
                     if (failed > 0) {
                         log.info("{}: recounts and pruning resumed after {} failed attempts", name, failed);
                         failed = 0;
@@ -334,10 +396,10 @@ public final class RollupWorker implements AutoCloseable {
                     connections.release(c);
                 }
             } catch (SQLException | RuntimeException e) {
-                lastError = describe(e);
+                upkeepError = describe(e);
                 if (failed++ == 0 && running) {
                     log.warn("{}: recounts and pruning failed, retrying with backoff up to {} ms while rounds go on"
-                            + " (logged once until it recovers): {}", name, maxBackoff.toMillis(), lastError);
+                            + " (logged once until it recovers): {}", name, maxBackoff.toMillis(), upkeepError);
                 }
                 due = System.nanoTime() + backoff * 1_000_000;
                 backoff = Math.min(backoff * 2, maxBackoff.toMillis());
@@ -446,8 +508,8 @@ public final class RollupWorker implements AutoCloseable {
         }
 
         /**
-         * How long {@link #close()} lets the round in progress run before cancelling it, and then waits for the cancel
-         * to take before aborting the connection. Zero cancels at once. Default: {@value #DEFAULT_SHUTDOWN_TIMEOUT_MILLIS} ms.
+         * How long {@link #close()} lets the round in progress run before cancelling it; a second after the cancel it
+         * aborts the connection. Zero cancels at once. Default: {@value #DEFAULT_SHUTDOWN_TIMEOUT_MILLIS} ms.
          */
         public Builder shutdownTimeout(Duration shutdownTimeout) {
             this.shutdownTimeout = Objects.requireNonNull(shutdownTimeout, "shutdownTimeout");

@@ -136,6 +136,7 @@ class RollupWorkerFaultsIT {
             until("a round after the failures", () -> queued() == 0);
             db.execute("DROP TRIGGER refuse ON countercache.recount_job");
             until("the recount to finish", () -> db.queryLong("SELECT count(*) FROM countercache.recount_job") == 0);
+            until("the recovered recount's error to be cleared", () -> w.metrics().lastError() == null);
         }
         BlogSchema.assertExactAfterRollup(db);
     }

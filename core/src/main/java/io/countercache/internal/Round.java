@@ -88,9 +88,7 @@ public final class Round {
                 folded = rs.getLong(1);
             }
         } catch (SQLException e) {
-            if (!c.getAutoCommit()) {
-                rollbackQuietly(c);
-            }
+            rollbackQuietly(c);   // outside a transaction a no-op; on a broken connection it fails, hiding nothing
             if (!"42883".equals(e.getSQLState())) {
                 throw e;
             }
@@ -139,7 +137,10 @@ public final class Round {
         }
     }
 
-    /** Cancels the statement of the round in progress, if any: the round rolls back and its deltas stay queued. */
+    /**
+     * Cancels the statement in progress, if any: a round's, which rolls back and leaves its deltas queued, or a
+     * recount's batch or a prune, which the next maintenance does again.
+     */
     public void cancel() {
         PreparedStatement round = inFlight;
         if (round != null) {
@@ -163,15 +164,21 @@ public final class Round {
                 ps.setInt(1, batchSize);
                 ps.setInt(2, batchSize);
                 ps.setInt(3, batchSize);
+                inFlight = ps;   // cancel() ends it as it ends a round
                 ps.execute();
+            } finally {
+                inFlight = null;
             }
             prunedAt = System.nanoTime();
         }
         try (PreparedStatement ps = c.prepareStatement(RECOUNT_STEP)) {
             ps.setInt(1, batchSize);
+            inFlight = ps;
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() && rs.getLong(1) > 0;
             }
+        } finally {
+            inFlight = null;
         }
     }
 

@@ -86,13 +86,13 @@ public final class RollupWorkerMeters implements MeterBinder, AutoCloseable {
     }
 
     private synchronized RollupMetrics snapshot() {
-        long now = System.nanoTime();
-        if (readAt == 0 || now - readAt > REFRESH_NANOS) {
-            readAt = now;   // a failed read is not retried before the next refresh either
+        if (readAt == 0 || System.nanoTime() - readAt > REFRESH_NANOS) {
             try {
                 last = worker.metrics();
             } catch (RuntimeException e) {
                 last = null;   // the database is unreachable: the gauges report NaN until it answers again
+            } finally {
+                readAt = System.nanoTime();   // from the read's end, so a slow or failed read serves every gauge
             }
         }
         return last;
