@@ -131,20 +131,27 @@ public final class CounterCaches {
         return em.unwrap(Session.class).doReturningWork(c -> Limits.admit(c, limit, key));
     }
 
-    /** The rollup workers running inside this factory; empty unless {@code countercache.worker.enabled=true}. */
+    /**
+     * The rollup workers running inside this factory; empty unless {@code countercache.worker.enabled=true}, and
+     * empty for a unit without counters or limits. A unit with limits only has workers too: they delete past periods.
+     */
     public static List<RollupWorker> workers(EntityManagerFactory factory) {
-        return runtime(factory.unwrap(SessionFactory.class)).workers();
+        return service(factory.unwrap(SessionFactory.class)).workers();
     }
 
     private static CounterCacheService runtime(SessionFactory factory) {
-        SessionFactoryImplementor f = factory.unwrap(SessionFactoryImplementor.class);
-        if (f.isClosed()) {
-            throw new CounterCacheException("this SessionFactory is closed");
-        }
-        CounterCacheService service = f.getServiceRegistry().requireService(CounterCacheService.class);
+        CounterCacheService service = service(factory);
         if (!service.hasCounters()) {
             throw new CounterCacheException("this SessionFactory has no @CounterCache entities");
         }
         return service;
+    }
+
+    private static CounterCacheService service(SessionFactory factory) {
+        SessionFactoryImplementor f = factory.unwrap(SessionFactoryImplementor.class);
+        if (f.isClosed()) {
+            throw new CounterCacheException("this SessionFactory is closed");
+        }
+        return f.getServiceRegistry().requireService(CounterCacheService.class);
     }
 }

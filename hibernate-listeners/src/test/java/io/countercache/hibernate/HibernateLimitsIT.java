@@ -15,13 +15,17 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** A @CounterLimit from the entity model: checked at boot, installed by the generated units, asked through JPA. */
+/**
+ * A @CounterLimit from the entity model: checked at boot, installed by the generated units, asked through JPA; the
+ * worker of a unit with limits only is listed as any other.
+ */
 class HibernateLimitsIT {
 
     private static EntityManagerFactory boot(TestDatabase db) {
         return new HibernatePersistenceConfiguration("limits").managedClasses(Customer.class)
                 .jdbcUrl(db.jdbcUrl()).jdbcCredentials(db.user(), db.password())
-                .property("hibernate.hbm2ddl.auto", "create").createEntityManagerFactory();
+                .property("hibernate.hbm2ddl.auto", "create")
+                .property(CounterCacheSettings.WORKER_ENABLED, "true").createEntityManagerFactory();
     }
 
     @Test
@@ -37,6 +41,8 @@ class HibernateLimitsIT {
             Installation.apply(c, Installation.units(List.of(), EntityModel.limits(List.of(Customer.class))));
         }
         try (EntityManagerFactory emf = boot(db)) {
+            assertThat(CounterCaches.workers(emf)).as("the worker that deletes past periods, seen as any other")
+                    .singleElement().satisfies(w -> assertThat(w.isRunning()).isTrue());
             emf.runInTransaction(em -> {
                 assertThat(CounterCaches.admit(em, "calls_per_hour", 7L).admitted()).isTrue();
                 em.getTransaction().setRollbackOnly();                // taken back

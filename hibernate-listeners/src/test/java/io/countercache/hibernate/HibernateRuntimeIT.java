@@ -113,7 +113,9 @@ class HibernateRuntimeIT {
         TestDatabase empty = TestPostgres.newDatabase(HibernateRuntimeIT.class);
         EntityManagerFactory plain = boot(empty, Map.of("hibernate.hbm2ddl.auto", "create"), Plain.class);
         try {
-            assertThatThrownBy(() -> CounterCaches.workers(plain)).hasMessageContaining("no @CounterCache entities");
+            assertThat(CounterCaches.workers(plain)).isEmpty();
+            assertThatThrownBy(() -> CounterCaches.exact(plain.createEntityManager(), Plain.class, "id", 1L))
+                    .hasMessageContaining("no @CounterCache entities");
             assertThat(empty.queryLong("SELECT count(*) FROM pg_namespace WHERE nspname = 'countercache'")).isZero();
         } finally {
             plain.close();

@@ -8,9 +8,9 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import jakarta.persistence.EntityManagerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration;
@@ -24,7 +24,10 @@ import javax.sql.DataSource;
  * countercache for Spring Boot: the {@code countercache.*} properties become the Hibernate settings of the
  * integration, so the rollup workers run inside the application on its DataSource and start and stop with the
  * context (as the SessionFactory does); a {@code countercache} health indicator; a {@code countercache} actuator
- * endpoint; and the workers' meters on the application's MeterRegistry. Every bean backs off when the application defines its own of the same name.
+ * endpoint; and the workers' meters on the application's MeterRegistry. Every bean backs off when the application
+ * defines its own of the same name. The health indicator and the endpoint read the one DataSource, or the primary one
+ * of several; with several and none primary they are left out, for the application to define on the DataSource
+ * whose database holds the counters.
  */
 @AutoConfiguration(before = HibernateJpaAutoConfiguration.class,
         afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
@@ -54,7 +57,7 @@ public class CounterCacheAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
-    @ConditionalOnBean(DataSource.class)
+    @ConditionalOnSingleCandidate(DataSource.class)   // with several, the application names the one counted
     static class Health {
 
         @Bean
@@ -67,7 +70,7 @@ public class CounterCacheAutoConfiguration {
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
-    @ConditionalOnBean(DataSource.class)
+    @ConditionalOnSingleCandidate(DataSource.class)   // with several, the application names the one counted
     static class Endpoint {
 
         /** {@code /actuator/countercache}, once exposed ({@code management.endpoints.web.exposure.include}). */
