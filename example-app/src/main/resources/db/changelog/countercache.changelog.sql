@@ -720,13 +720,17 @@ BEGIN
     c.defined_at := now();
     DELETE FROM countercache.counter k WHERE k.id = c.id;
     INSERT INTO countercache.counter SELECT (c).*;
-    -- a counter that moved to another source table (a path now counted level by level, a class left its hierarchy)
-    -- leaves the capture of its old sources and its old middle table: rebuild them without it (the unit of each of
-    -- the new definition's tables rebuilds that one)
+    -- a changed counter: rebuild every table of its old and its new definition but its source, which this unit
+    -- rebuilds next. A counter that moved to another source table (a path now counted level by level, a class left
+    -- its hierarchy) leaves the capture of its old sources and its old middle table; and the triggers of its target,
+    -- middle and further tables read its key, scale and aggregate, which their units do not name (only the counters'
+    -- names), so those units do not run again when only the definition changed
     PERFORM countercache.install_triggers(x.schema_name, x.table_name)
-       FROM countercache.counter_tables(old) x
-      WHERE x.kind IN ('capture', 'via')
-        AND (x.schema_name, x.table_name) IS DISTINCT FROM (c.source_schema, c.source_table);
+       FROM (SELECT DISTINCT t.schema_name, t.table_name
+               FROM (SELECT * FROM countercache.counter_tables(old)
+                     UNION ALL
+                     SELECT * FROM countercache.counter_tables(c) WHERE old.id IS NOT NULL) t) x
+      WHERE (x.schema_name, x.table_name) IS DISTINCT FROM (c.source_schema, c.source_table);
     PERFORM countercache.request_recount(c.id);
     RETURN true;
 END
@@ -5111,7 +5115,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '50a02fbc7d840da6' $fn$;
+AS $fn$ SELECT '206c83fef61e7b24' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5475,7 +5479,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Blog.totalComments', 'source table public.blog_article does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_article')) IS NULL;
-SELECT countercache.built_by('50a02fbc7d840da6');
+SELECT countercache.built_by('206c83fef61e7b24');
 LOCK TABLE "public"."blog_article" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5526,7 +5530,7 @@ SELECT countercache.install_triggers('public', 'blog_article');
 SELECT countercache.fail('Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_comment')) IS NULL;
-SELECT countercache.built_by('50a02fbc7d840da6');
+SELECT countercache.built_by('206c83fef61e7b24');
 LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5774,25 +5778,25 @@ SELECT countercache.install_triggers('public', 'blog_comment');
 
 -- changeset countercache:countercache-target-public.blog runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog: Blog.totalComments
-SELECT countercache.built_by('50a02fbc7d840da6');
+SELECT countercache.built_by('206c83fef61e7b24');
 SELECT countercache.install_triggers('public', 'blog', ARRAY['public.blog.total_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article: Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments
-SELECT countercache.built_by('50a02fbc7d840da6');
+SELECT countercache.built_by('206c83fef61e7b24');
 SELECT countercache.install_triggers('public', 'blog_article', ARRAY['public.blog_article.countercache_blog__total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article_day runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article_day: ArticleDay.publicComments
-SELECT countercache.built_by('50a02fbc7d840da6');
+SELECT countercache.built_by('206c83fef61e7b24');
 SELECT countercache.install_triggers('public', 'blog_article_day', ARRAY['public.blog_article_day.public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article_day', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_user runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_user: User.totalPublicComments
-SELECT countercache.built_by('50a02fbc7d840da6');
+SELECT countercache.built_by('206c83fef61e7b24');
 SELECT countercache.install_triggers('public', 'blog_user', ARRAY['public.blog_user.total_public_comments']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_user', ARRAY[]::integer[]);
 

@@ -717,13 +717,17 @@ BEGIN
     c.defined_at := now();
     DELETE FROM countercache.counter k WHERE k.id = c.id;
     INSERT INTO countercache.counter SELECT (c).*;
-    -- a counter that moved to another source table (a path now counted level by level, a class left its hierarchy)
-    -- leaves the capture of its old sources and its old middle table: rebuild them without it (the unit of each of
-    -- the new definition's tables rebuilds that one)
+    -- a changed counter: rebuild every table of its old and its new definition but its source, which this unit
+    -- rebuilds next. A counter that moved to another source table (a path now counted level by level, a class left
+    -- its hierarchy) leaves the capture of its old sources and its old middle table; and the triggers of its target,
+    -- middle and further tables read its key, scale and aggregate, which their units do not name (only the counters'
+    -- names), so those units do not run again when only the definition changed
     PERFORM countercache.install_triggers(x.schema_name, x.table_name)
-       FROM countercache.counter_tables(old) x
-      WHERE x.kind IN ('capture', 'via')
-        AND (x.schema_name, x.table_name) IS DISTINCT FROM (c.source_schema, c.source_table);
+       FROM (SELECT DISTINCT t.schema_name, t.table_name
+               FROM (SELECT * FROM countercache.counter_tables(old)
+                     UNION ALL
+                     SELECT * FROM countercache.counter_tables(c) WHERE old.id IS NOT NULL) t) x
+      WHERE (x.schema_name, x.table_name) IS DISTINCT FROM (c.source_schema, c.source_table);
     PERFORM countercache.request_recount(c.id);
     RETURN true;
 END
@@ -5108,7 +5112,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '50a02fbc7d840da6' $fn$;
+AS $fn$ SELECT '206c83fef61e7b24' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5268,7 +5272,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('50a02fbc7d840da6');
+SELECT countercache.built_by('206c83fef61e7b24');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5354,7 +5358,7 @@ SELECT countercache.define_counter('{
 SELECT countercache.install_triggers('public', 'post');
 
 -- countercache-target-public.topic: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('50a02fbc7d840da6');
+SELECT countercache.built_by('206c83fef61e7b24');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 
 -- countercache-prune: forget counters of changelog io.countercache.example.boot that are no longer declared

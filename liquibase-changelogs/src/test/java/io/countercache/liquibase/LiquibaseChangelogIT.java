@@ -141,6 +141,31 @@ class LiquibaseChangelogIT {
     }
 
     /**
+     * A counter whose target key changed (the column renamed, the DDL guard off, as the README says) is served by
+     * target triggers rebuilt for the new key, though the target's changeset, which names its counters only, is the
+     * same and does not run again: the source's changeset, whose definition changed, rebuilds them.
+     */
+    @Test
+    void aChangedDefinitionRebuildsTheTriggersOfItsTarget() throws Exception {
+        apply(List.of(articleCounter("total_comments", null)));
+        db.execute("BEGIN; SET LOCAL countercache.ddl_guard = off;"
+                + " ALTER TABLE blog_article RENAME COLUMN id TO article_key; COMMIT");
+        apply(List.of(new CounterDefinition("Article.total_comments", ARTICLE, "article_key", KeyType.BIGINT,
+                "total_comments", "bigint", COMMENT, "article_id", null, null)));
+        assertThat(db.queryRows("SELECT id FROM databasechangelog WHERE exectype = 'RERAN' ORDER BY id"))
+                .as("the changesets that ran again: not the target's").doesNotContain(List.of(
+                        "countercache-target-public.blog_article")).contains(List.of("countercache-source-public.blog_comment"));
+        db.execute("INSERT INTO blog_article (article_key, total_comments) VALUES (99, 7)");   // taken out: starts at 0
+        db.execute("INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 99, 'private')");
+        while (db.queryLong("SELECT countercache.rollup(1000)") > 0) {
+            // until the queue is empty
+        }
+        assertThat(db.queryLong("SELECT total_comments FROM blog_article WHERE article_key = 99")).isEqualTo(1);
+        assertThat(db.queryLong("SELECT count(*) FROM blog_article a WHERE a.total_comments <> (SELECT count(*) FROM"
+                + " blog_comment c WHERE c.article_id = a.article_key)")).isZero();
+    }
+
+    /**
      * An upgrade of the library rebuilds every table's triggers with its generator, though no counter changed: each
      * table's changeset names the library's digest, so its text changes with the library's SQL. The older library
      * here is this changelog with another digest, and a capture body of its own (one that counts nothing).
