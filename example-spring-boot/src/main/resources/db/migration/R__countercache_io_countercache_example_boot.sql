@@ -5077,15 +5077,17 @@ BEGIN
 END
 $fn$;
 
--- The lowest and highest id in the queues (both NULL when they are empty): a drain waits until every delta queued
--- before it began is gone.
+-- The lowest and highest id in the queues and the queue of values (both NULL when they are empty): a drain waits
+-- until every delta queued before it began is gone.
 CREATE OR REPLACE FUNCTION countercache.queue_bounds()
 RETURNS TABLE (first_id bigint, last_id bigint)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT least((SELECT min(d.id) FROM countercache.delta d), (SELECT min(u.id) FROM countercache.delta_unlogged u)),
-           greatest((SELECT max(d.id) FROM countercache.delta d), (SELECT max(u.id) FROM countercache.delta_unlogged u))
+    SELECT least((SELECT min(d.id) FROM countercache.delta d), (SELECT min(u.id) FROM countercache.delta_unlogged u),
+                 (SELECT min(v.id) FROM countercache.distinct_delta v)),
+           greatest((SELECT max(d.id) FROM countercache.delta d), (SELECT max(u.id) FROM countercache.delta_unlogged u),
+                    (SELECT max(v.id) FROM countercache.distinct_delta v))
 $fn$;
 
 -- Whether any changelog still has counters or limits here (the schema's rollback drops it only when none has).
@@ -5112,7 +5114,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '206c83fef61e7b24' $fn$;
+AS $fn$ SELECT '2480e5f73a9ef037' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5272,7 +5274,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('206c83fef61e7b24');
+SELECT countercache.built_by('2480e5f73a9ef037');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5358,7 +5360,7 @@ SELECT countercache.define_counter('{
 SELECT countercache.install_triggers('public', 'post');
 
 -- countercache-target-public.topic: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('206c83fef61e7b24');
+SELECT countercache.built_by('2480e5f73a9ef037');
 SELECT countercache.install_triggers('public', 'topic', ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[]);
 
 -- countercache-prune: forget counters of changelog io.countercache.example.boot that are no longer declared

@@ -28,12 +28,15 @@ final class Drain implements Callable<Integer> {
         try (Connection c = database.connect()) {
             Drained d = drain(c, batchSize);
             report(d);
-            return d.waiting() ? 1 : 0;
+            return d.waiting() || d.deadLettered() > 0 ? 1 : 0;
         }
     }
 
-    /** What a drain applied, and whether deltas queued before it began still wait (see {@link #drain}). */
-    record Drained(long deltas, double seconds, boolean waiting) {
+    /**
+     * What a drain applied, whether deltas queued before it began still wait (see {@link #drain}), and how many sums
+     * went to the dead letters meanwhile (their targets refused them).
+     */
+    record Drained(long deltas, double seconds, boolean waiting, long deadLettered) {
     }
 
     /** Tries, a second apart, of a round while deltas queued before the drain began wait, before it gives up. */
@@ -42,6 +45,10 @@ final class Drain implements Callable<Integer> {
     static void report(Drained d) {
         System.out.printf(Locale.ROOT, "drained %,d deltas in %.1f s (%,.0f deltas/s)%n", d.deltas(), d.seconds(),
                 d.seconds() > 0 ? d.deltas() / d.seconds() : 0);
+        if (d.deadLettered() > 0) {
+            System.out.printf(Locale.ROOT, "%,d sums went to the dead letters: their target rows refused them (status"
+                    + " lists them per counter); fix the cause, then repair those counters%n", d.deadLettered());
+        }
         if (d.waiting()) {
             System.out.printf(Locale.ROOT, "deltas queued before the drain began still wait after %d more tries a"
                     + " second apart: other transactions hold their target rows, or another round holds the queue;"
@@ -55,12 +62,15 @@ final class Drain implements Callable<Integer> {
      * wait (their target rows are held, or another round holds the queue for longer than a round waits for it: a
      * round then applies nothing, or only what was queued later, once it has applied as many as were queued), the
      * round is tried again a second later, {@link #PATIENCE} times more at most; then the drain stops and says so.
-     * The first round also moves the slots to the queue. Before each round, as a worker does, take_generation folds the
-     * generation writers have left into the queue. Progress goes to standard error.
+     * First the slots' amounts go to the queue, every slot that holds one (a round moves one batch of them). Before
+     * each round, as a worker does, take_generation folds the generation writers have left into the queue. Progress
+     * goes to standard error.
      */
     static Drained drain(Connection c, int batchSize) throws Exception {
         long started = System.nanoTime(), total = 0, reported = started;
         boolean waiting = false;
+        long deadBefore = deadLetters(c);
+        flushSlots(c, batchSize);
         try (PreparedStatement take = c.prepareStatement(Round.TAKE);
              PreparedStatement round = c.prepareStatement("SELECT countercache.rollup(?)");
              PreparedStatement last = c.prepareStatement("SELECT coalesce(b.last_id, 0) FROM countercache.queue_bounds() b");
@@ -117,7 +127,39 @@ final class Drain implements Callable<Integer> {
         if (reported != started && System.console() != null) {
             System.err.println();
         }
-        return new Drained(total, (System.nanoTime() - started) / 1e9, waiting);
+        return new Drained(total, (System.nanoTime() - started) / 1e9, waiting,
+                Math.max(0, deadLetters(c) - deadBefore));
+    }
+
+    /**
+     * Moves what the slots hold to the queue, a batch a transaction, until a batch comes back short: at most as many
+     * batches as the queue's depth (which counts the slots that hold an amount) fills, so writers cannot keep it going.
+     */
+    private static void flushSlots(Connection c, int batchSize) throws Exception {
+        long depth;
+        try (ResultSet rs = c.createStatement().executeQuery("SELECT depth FROM countercache.queue_state()")) {
+            rs.next();
+            depth = rs.getLong(1);
+        }
+        try (PreparedStatement flush = c.prepareStatement("SELECT countercache.flush_slots(?)")) {
+            flush.setInt(1, batchSize);
+            for (long batches = depth / batchSize + 1; batches > 0; batches--) {
+                try (ResultSet rs = flush.executeQuery()) {   // in auto-commit: a transaction of its own
+                    rs.next();
+                    if (rs.getLong(1) < batchSize) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /** The sums the dead letters hold now. */
+    private static long deadLetters(Connection c) throws Exception {
+        try (ResultSet rs = c.createStatement().executeQuery("SELECT dead_letters FROM countercache.queue_state()")) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     /** The deltas queued now. */

@@ -14,11 +14,13 @@ import java.util.concurrent.Callable;
 
 /**
  * Per counter: what is queued, how old, what is dead-lettered, whether a recount runs, and its triggers; then every
- * problem of an installed counter with the database as it is now (a counted column renamed, say): exit 1 if any.
+ * problem of an installed counter with the database as it is now (a counted column renamed, say) and every counter
+ * with dead letters: exit 1 if any.
  * Event triggers of the DDL guard not in place are warnings, which leave the exit code as it is.
  */
 @Command(name = "status", mixinStandardHelpOptions = true,
-        description = "Show each counter's queue, dead letters, recount and triggers, and problems with the schema (exit 1).")
+        description = "Show each counter's queue, dead letters, recount and triggers, and problems: dead letters, and"
+                + " counters the schema no longer fits (exit 1).")
 final class Status implements Callable<Integer> {
 
     @Mixin
@@ -50,6 +52,19 @@ final class Status implements Callable<Integer> {
                 }
             }
             int problems = 0;
+            try (ResultSet rs = c.createStatement().executeQuery("SELECT s.name, s.dead_letters FROM"
+                    + " countercache.status() s WHERE s.dead_letters OPERATOR(pg_catalog.>) 0")) {
+                while (rs.next()) {
+                    problems++;
+                    String problem = rs.getLong(2) + " sums of " + rs.getString(1) + " are in the dead letters, refused"
+                            + " by their target rows, and stay out of the column";
+                    String fix = "fix the cause (the dead letter table of the countercache schema holds each error),"
+                            + " then repair the counter";
+                    lines.add(json ? String.format(Locale.ROOT, "{\"counter\":\"%s\",\"problem\":\"%s\",\"fix\":\"%s\"}",
+                            escape(rs.getString(1)), escape(problem), escape(fix))
+                            : "problem: " + problem + "\n    fix: " + fix);
+                }
+            }
             try (ResultSet rs = c.createStatement().executeQuery(
                     "SELECT counter, problem, fix FROM countercache.installed_problems()")) {
                 while (rs.next()) {

@@ -116,15 +116,17 @@ BEGIN
 END
 $fn$;
 
--- The lowest and highest id in the queues (both NULL when they are empty): a drain waits until every delta queued
--- before it began is gone.
+-- The lowest and highest id in the queues and the queue of values (both NULL when they are empty): a drain waits
+-- until every delta queued before it began is gone.
 CREATE OR REPLACE FUNCTION countercache.queue_bounds()
 RETURNS TABLE (first_id bigint, last_id bigint)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT least((SELECT min(d.id) FROM countercache.delta d), (SELECT min(u.id) FROM countercache.delta_unlogged u)),
-           greatest((SELECT max(d.id) FROM countercache.delta d), (SELECT max(u.id) FROM countercache.delta_unlogged u))
+    SELECT least((SELECT min(d.id) FROM countercache.delta d), (SELECT min(u.id) FROM countercache.delta_unlogged u),
+                 (SELECT min(v.id) FROM countercache.distinct_delta v)),
+           greatest((SELECT max(d.id) FROM countercache.delta d), (SELECT max(u.id) FROM countercache.delta_unlogged u),
+                    (SELECT max(v.id) FROM countercache.distinct_delta v))
 $fn$;
 
 -- Whether any changelog still has counters or limits here (the schema's rollback drops it only when none has).
