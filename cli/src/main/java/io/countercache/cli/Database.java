@@ -21,7 +21,8 @@ final class Database {
     String username;
 
     @Option(names = "--password", paramLabel = "PASSWORD", defaultValue = "${env:COUNTERCACHE_PASSWORD:-${env:PGPASSWORD}}",
-            description = "default: $COUNTERCACHE_PASSWORD, else $PGPASSWORD")
+            description = "default: $COUNTERCACHE_PASSWORD, else $PGPASSWORD (prefer them, or ~/.pgpass: a value here"
+                    + " shows in the process list)")
     String password;
 
     /** An auto-commit connection, or an error that says what to fix (no stack trace for an expected failure). */
@@ -44,14 +45,19 @@ final class Database {
                 rs.next();
                 if (!rs.getBoolean(1)) {
                     c.close();
-                    throw new IllegalArgumentException("countercache is not installed in " + url
+                    throw new IllegalArgumentException("countercache is not installed in " + shown(url)
                             + ": apply the countercache changelog first");
                 }
             }
             return c;
         } catch (SQLException e) {
-            throw new IllegalArgumentException("cannot connect to " + url + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException("cannot connect to " + shown(url) + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The URL as a message may show it: a password among its parameters is masked. */
+    static String shown(String url) {
+        return url.replaceAll("(?i)([?&]password=)[^&]*", "$1***");
     }
 
     /** The installed counters (id, name), all or the one named; an unknown name is an error that lists them. */

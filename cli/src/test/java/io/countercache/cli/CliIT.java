@@ -388,6 +388,13 @@ class CliIT {
     }
 
     @Test
+    void aPasswordInTheUrlIsMaskedInMessages() {
+        assertThat(Database.shown("jdbc:postgresql://db/app?user=x&password=s3cret&ssl=true"))
+                .isEqualTo("jdbc:postgresql://db/app?user=x&password=***&ssl=true");
+        assertThat(Database.shown("jdbc:postgresql://db/app?PASSWORD=s3cret")).isEqualTo("jdbc:postgresql://db/app?PASSWORD=***");
+    }
+
+    @Test
     void expectedFailuresExitTwoWithAMessage() {
         assertThat(Main.run("verify", "--jdbc-url", "jdbc:postgresql://127.0.0.1:1/nope")).isEqualTo(2);
         assertThat(cli("verify", "--counter", "public.article.nope").exit()).isEqualTo(2);

@@ -27,7 +27,9 @@ public class CheckMojo extends ChangelogMojo {
             var file = generated.getKey();
             String expected = generated.getValue(), committed;
             try {
-                committed = Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+                // a checkout may turn the generated LF into CRLF (Git for Windows' autocrlf): the same changelog
+                committed = Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8).replace("\r\n", "\n")
+                        : "";
             } catch (IOException e) {
                 throw new MojoExecutionException("countercache: cannot read " + file + ": " + e.getMessage(), e);
             }

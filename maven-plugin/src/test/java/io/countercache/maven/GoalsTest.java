@@ -44,6 +44,8 @@ class GoalsTest {
         assertThat(written).contains("-- changeset countercache:countercache-source-public.reply")
                 .contains("\"declared_by\": \"Post.replies\"");
         goal(new CheckMojo(), testClasses(), "io.countercache.maven.fixture.good").execute();
+        Files.writeString(base.resolve("countercache.changelog.sql"), written.replace("\n", "\r\n"));
+        goal(new CheckMojo(), testClasses(), "io.countercache.maven.fixture.good").execute();   // checked out with CRLF
 
         Files.writeString(base.resolve("countercache.changelog.sql"), written.replace("\"Post.replies\"", "\"Post.old\""));
         assertThatThrownBy(() -> goal(new CheckMojo(), testClasses(), "io.countercache.maven.fixture.good").execute())
