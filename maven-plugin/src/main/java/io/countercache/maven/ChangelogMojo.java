@@ -4,9 +4,11 @@ import io.countercache.CounterCacheException;
 import io.countercache.flyway.MigrationWriter;
 import io.countercache.hibernate.spi.EntityModel;
 import io.countercache.liquibase.ChangelogWriter;
+import org.apache.maven.artifact.Artifact;
 import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
+import org.apache.maven.plugin.descriptor.PluginDescriptor;
 import org.apache.maven.plugins.annotations.Parameter;
 import org.apache.maven.project.MavenProject;
 
@@ -34,6 +36,10 @@ abstract class ChangelogMojo extends AbstractMojo {
 
     @Parameter(defaultValue = "${project}", readonly = true, required = true)
     MavenProject project;
+
+    /** This plugin, for its version. */
+    @Parameter(defaultValue = "${plugin}", readonly = true)
+    PluginDescriptor plugin;
 
     /** The changelog file, relative to the project's directory. */
     @Parameter(property = "countercache.changelog", defaultValue = "src/main/resources/db/changelog/countercache.changelog.sql")
@@ -76,6 +82,7 @@ abstract class ChangelogMojo extends AbstractMojo {
      * a build failure that names every bad declaration.
      */
     Map<Path, String> render() throws MojoExecutionException, MojoFailureException {
+        sameRelease();
         Path classes = Path.of(project.getBuild().getOutputDirectory());
         Thread thread = Thread.currentThread();
         ClassLoader previous = thread.getContextClassLoader();
@@ -116,6 +123,25 @@ abstract class ChangelogMojo extends AbstractMojo {
             throw new MojoExecutionException("countercache: cannot read " + classes + ": " + e.getMessage(), e);
         } finally {
             thread.setContextClassLoader(previous);
+        }
+    }
+
+    /**
+     * Refuses a project whose countercache library is another release than this plugin: the plugin generates with its
+     * own library, whose SQL the application's boot check would refuse, and whose annotations may lack attributes.
+     */
+    private void sameRelease() throws MojoFailureException {
+        if (plugin == null) {
+            return;
+        }
+        for (Artifact a : project.getArtifacts()) {
+            if ("io.countercache".equals(a.getGroupId()) && "countercache-core".equals(a.getArtifactId())
+                    && !a.getBaseVersion().equals(plugin.getVersion())) {
+                throw new MojoFailureException("countercache: the project uses countercache " + a.getBaseVersion()
+                        + " and this plugin is release " + plugin.getVersion() + ", whose changelog the application's"
+                        + " boot check would refuse; give the plugin the project's version, " + a.getBaseVersion()
+                        + " (a property that both use keeps them together)");
+            }
         }
     }
 

@@ -1,6 +1,9 @@
 package io.countercache.maven;
 
 import org.apache.maven.plugin.MojoFailureException;
+import org.apache.maven.artifact.DefaultArtifact;
+import org.apache.maven.artifact.handler.DefaultArtifactHandler;
+import org.apache.maven.plugin.descriptor.PluginDescriptor;
 import org.apache.maven.project.MavenProject;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -9,8 +12,10 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
@@ -145,6 +150,21 @@ class GoalsTest {
                 .hasMessageContaining("@CounterCache on Account.tally.payments: a counter inside an @Embeddable (Tally)"
                         + " is never counted; declare it on Account itself");
         assertThat(base.resolve("countercache.changelog.sql")).doesNotExist();
+    }
+
+    /** The plugin generates with its own library: a project on another release is told to align them. */
+    @Test
+    void aProjectOnAnotherReleaseOfTheLibraryFailsTheBuild() {
+        GenerateMojo generate = goal(new GenerateMojo(), testClasses(), "io.countercache.maven.fixture.good");
+        generate.plugin = new PluginDescriptor();
+        generate.plugin.setVersion("0.2.0");
+        generate.project.setArtifacts(Set.of(new DefaultArtifact("io.countercache", "countercache-core",
+                "0.1.0", "compile", "jar", null, new DefaultArtifactHandler("jar"))));
+        assertThatThrownBy(generate::execute).isInstanceOf(MojoFailureException.class)
+                .hasMessageContaining("the project uses countercache 0.1.0 and this plugin is release 0.2.0")
+                .hasMessageContaining("give the plugin the project's version, 0.1.0");
+        generate.plugin.setVersion("0.1.0");
+        assertThatCode(generate::execute).as("the same release").doesNotThrowAnyException();
     }
 
     @Test
