@@ -17,14 +17,22 @@ import java.io.IOException;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /** What both goals share: the project's entities, its naming settings, and the changelog they generate. */
 abstract class ChangelogMojo extends AbstractMojo {
+
+    /** The prune of a generated changelog or migration, which names the changelog. */
+    private static final Pattern PRUNE = Pattern.compile("countercache\\.prune\\('((?:[^']|'')*)'");
 
     /** The command that writes the changelog again, named in its header. */
     static final String REGENERATE = "mvn process-classes countercache:generate";
@@ -113,6 +121,7 @@ abstract class ChangelogMojo extends AbstractMojo {
                 default -> throw new MojoFailureException("countercache: format = \"" + format
                         + "\" is neither liquibase nor flyway");
             }
+            keepsItsName(name);   // after the model, whose errors come first
             return files;
         } catch (CounterCacheException e) {
             throw new MojoFailureException(e.getMessage(), e);
@@ -142,6 +151,44 @@ abstract class ChangelogMojo extends AbstractMojo {
                         + " boot check would refuse; give the plugin the project's version, " + a.getBaseVersion()
                         + " (a property that both use keeps them together)");
             }
+        }
+    }
+
+    /**
+     * Refuses to rename what the project has generated before: a changelog's prune forgets only the counters of its
+     * own name, and Flyway runs a set under the old name as well. The name defaults to the package that holds every
+     * entity, so an entity added elsewhere would change it unseen.
+     */
+    private void keepsItsName(String name) throws MojoExecutionException, MojoFailureException {
+        List<Path> before = new ArrayList<>();
+        try {
+            if ("flyway".equals(format)) {
+                Path dir = (migrations.isAbsolute() ? migrations : new File(project.getBasedir(), migrations.getPath()))
+                        .toPath();
+                if (Files.isDirectory(dir)) {
+                    try (Stream<Path> files = Files.list(dir)) {
+                        files.filter(f -> f.getFileName().toString().matches("R__countercache_.*(?<!_recount)\\.sql"))
+                                .sorted().forEach(before::add);
+                    }
+                }
+            } else if (changelogFile().exists()) {
+                before.add(changelogFile().toPath());
+            }
+            for (Path f : before) {
+                Matcher prune = PRUNE.matcher(Files.readString(f, StandardCharsets.UTF_8));
+                String old = prune.find() ? prune.group(1).replace("''", "'") : null;
+                if (old != null && !old.equals(name)) {
+                    throw new MojoFailureException("countercache: " + project.getBasedir().toPath().relativize(
+                            f.toAbsolutePath()) + " was generated under the name \"" + old + "\", and this run would name"
+                            + " it \"" + name + "\"" + (changelogName != null ? "" : " (the package that holds every"
+                            + " entity)") + "; a changelog keeps its name, since its prune forgets only the counters of"
+                            + " its own name" + ("flyway".equals(format) ? " and Flyway would run both sets" : "")
+                            + ": set <changelogName>" + old + "</changelogName> on the plugin (to rename it on purpose,"
+                            + " delete the old file first)");
+                }
+            }
+        } catch (IOException e) {
+            throw new MojoExecutionException("countercache: cannot read " + before + ": " + e.getMessage(), e);
         }
     }
 

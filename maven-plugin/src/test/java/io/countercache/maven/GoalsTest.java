@@ -119,6 +119,38 @@ class GoalsTest {
                 .hasMessageEndingWith("fix that mapping, or name the packages to scan with <packages>");
     }
 
+    /**
+     * An entity added in another package would move the default name (the package that holds every entity), and with
+     * it the prune's; the goals refuse, naming the old name to pin, in either format.
+     */
+    @Test
+    void aChangelogKeepsTheNameItWasGeneratedUnder() throws Exception {
+        Path classes = base.resolve("classes");
+        for (String p : List.of("good", "unrelated")) {
+            copyTree(testClasses().resolve("io/countercache/maven/fixture/" + p), classes.resolve("io/countercache/maven/fixture/" + p));
+        }
+        goal(new GenerateMojo(), classes, "io.countercache.maven.fixture.good").execute();
+        assertThatThrownBy(() -> goal(new GenerateMojo(), classes).execute()).isInstanceOf(MojoFailureException.class)
+                .hasMessageContaining("countercache.changelog.sql was generated under the name"
+                        + " \"io.countercache.maven.fixture.good\", and this run would name it \"io.countercache.maven.fixture\"")
+                .hasMessageEndingWith("set <changelogName>io.countercache.maven.fixture.good</changelogName> on the"
+                        + " plugin (to rename it on purpose, delete the old file first)");
+        GenerateMojo pinned = goal(new GenerateMojo(), classes);
+        pinned.changelogName = "io.countercache.maven.fixture.good";
+        pinned.execute();
+
+        GenerateMojo flyway = goal(new GenerateMojo(), classes, "io.countercache.maven.fixture.good");
+        flyway.format = "flyway";
+        flyway.migrations = new File("migration");
+        flyway.execute();
+        CheckMojo renamed = goal(new CheckMojo(), classes);
+        renamed.format = "flyway";
+        renamed.migrations = new File("migration");
+        assertThatThrownBy(renamed::execute).isInstanceOf(MojoFailureException.class)
+                .hasMessageContaining("R__countercache_io_countercache_maven_fixture_good.sql was generated under the name")
+                .hasMessageContaining("and Flyway would run both sets");
+    }
+
     private static void copyTree(Path from, Path to) throws java.io.IOException {
         try (var files = Files.walk(from)) {
             for (Path f : files.toList()) {
