@@ -104,6 +104,13 @@ abstract class ChangelogMojo extends AbstractMojo {
             }
             Map<String, Object> resolved = new LinkedHashMap<>(PersistenceSettings.read(project.getBasedir().toPath(), loader));
             resolved.putAll(settings);
+            for (var e : resolved.entrySet()) {
+                if (String.valueOf(e.getValue()).contains("${")) {
+                    throw new MojoFailureException("countercache: " + e.getKey() + " = " + e.getValue() + " is a"
+                            + " placeholder, which the build cannot resolve as the running application will; give its"
+                            + " value in the plugin's <settings><" + e.getKey() + ">...</" + e.getKey() + "></settings>");
+                }
+            }
             getLog().debug("countercache: entities " + entities + ", settings " + resolved);
             Quiet.hibernate();
             String name = changelogName != null ? changelogName : EntityModel.changelogName(entities);

@@ -7,10 +7,12 @@ import javax.xml.XMLConstants;
 import javax.xml.parsers.DocumentBuilderFactory;
 import java.io.IOException;
 import java.io.Reader;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,6 +35,9 @@ final class PersistenceSettings {
             "hibernate.globally_quoted_identifiers_skip_column_definitions", "hibernate.auto_quote_keyword",
             "countercache.strategy");
 
+    /** The key of a Spring Boot document that only a profile activates. */
+    private static final String ON_PROFILE = "spring.config.activate.on-profile";
+
     private PersistenceSettings() {
     }
 
@@ -46,11 +51,16 @@ final class PersistenceSettings {
         Map<String, String> spring = new LinkedHashMap<>();
         Path properties = resources.resolve("application.properties");
         if (Files.exists(properties)) {
-            Properties p = new Properties();
-            try (Reader in = Files.newBufferedReader(properties, StandardCharsets.UTF_8)) {
-                p.load(in);
+            // a document of a profile (after "#---", with spring.config.activate.on-profile) is not the application's
+            for (String document : Files.readString(properties, StandardCharsets.UTF_8).split("(?m)^#---\\s*$")) {
+                Properties p = new Properties();
+                try (Reader in = new StringReader(document)) {
+                    p.load(in);
+                }
+                if (!p.containsKey(ON_PROFILE)) {
+                    p.forEach((k, v) -> spring.put(k.toString(), v.toString().trim()));
+                }
             }
-            p.forEach((k, v) -> spring.put(k.toString(), v.toString().trim()));
         }
         for (String name : List.of("application.yml", "application.yaml")) {
             if (Files.exists(resources.resolve(name))) {
@@ -120,14 +130,37 @@ final class PersistenceSettings {
         return settings;
     }
 
-    /** The scalar entries of a YAML file as dotted keys (enough for Spring's configuration; lists are skipped). */
+    /**
+     * The scalar entries of a YAML file as dotted keys (enough for Spring's configuration; lists are skipped), but
+     * those of a document that belongs to a profile ({@code spring.config.activate.on-profile}).
+     */
     static Map<String, String> yaml(List<String> lines) {
+        Map<String, String> all = new LinkedHashMap<>();
+        List<String> document = new ArrayList<>();
+        for (String line : lines) {
+            if (line.startsWith("---")) {
+                all.putAll(application(document));
+                document.clear();
+            } else {
+                document.add(line);
+            }
+        }
+        all.putAll(application(document));
+        return all;
+    }
+
+    private static Map<String, String> application(List<String> document) {
+        Map<String, String> flat = yamlDocument(document);
+        return flat.containsKey(ON_PROFILE) || flat.containsKey("spring.profiles") ? Map.of() : flat;
+    }
+
+    private static Map<String, String> yamlDocument(List<String> lines) {
         Map<String, String> flat = new LinkedHashMap<>();
         Deque<int[]> indents = new ArrayDeque<>();   // indentation of each open key
         Deque<String> keys = new ArrayDeque<>();
         for (String raw : lines) {
             String line = raw.replaceAll("\\s+#.*$", "");
-            if (line.isBlank() || line.trim().startsWith("#") || line.trim().startsWith("-") || line.startsWith("---")) {
+            if (line.isBlank() || line.trim().startsWith("#") || line.trim().startsWith("-")) {
                 continue;
             }
             int indent = line.length() - line.stripLeading().length();
@@ -145,7 +178,7 @@ final class PersistenceSettings {
                 indents.push(new int[]{indent});
                 keys.push(key);
             } else {
-                List<String> path = new java.util.ArrayList<>(keys);
+                List<String> path = new ArrayList<>(keys);
                 java.util.Collections.reverse(path);
                 path.add(key);
                 flat.put(String.join(".", path), value.replaceAll("^[\"']|[\"']$", ""));

@@ -12,6 +12,7 @@ import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -197,6 +198,22 @@ class GoalsTest {
                 .hasMessageContaining("give the plugin the project's version, 0.1.0");
         generate.plugin.setVersion("0.1.0");
         assertThatCode(generate::execute).as("the same release").doesNotThrowAnyException();
+    }
+
+    /** A naming setting given by a placeholder would name what the build guesses: the plugin asks for the value. */
+    @Test
+    void aNamingSettingGivenByAPlaceholderIsAskedFor() throws Exception {
+        Path properties = base.resolve("src/main/resources/application.properties");
+        Files.createDirectories(properties.getParent());
+        Files.writeString(properties, "spring.jpa.properties.hibernate.default_schema=${DB_SCHEMA:app}\n");
+        GenerateMojo generate = goal(new GenerateMojo(), testClasses(), "io.countercache.maven.fixture.good");
+        assertThatThrownBy(generate::execute).isInstanceOf(MojoFailureException.class)
+                .hasMessage("countercache: hibernate.default_schema = ${DB_SCHEMA:app} is a placeholder, which the build"
+                        + " cannot resolve as the running application will; give its value in the plugin's"
+                        + " <settings><hibernate.default_schema>...</hibernate.default_schema></settings>");
+        generate.settings = Map.of("hibernate.default_schema", "app");
+        generate.execute();
+        assertThat(base.resolve("countercache.changelog.sql")).content().contains("\"target_schema\": \"app\"");
     }
 
     @Test

@@ -56,4 +56,35 @@ class PersistenceSettingsTest {
         assertThat(PersistenceSettings.read(basedir, getClass().getClassLoader()))
                 .containsEntry("countercache.strategy", "direct");
     }
+
+    /** A document of a profile, which the application runs without, leaves the names alone, in either file. */
+    @Test
+    void aProfilesDocumentIsNotTheApplications() throws Exception {
+        Path yml = basedir.resolve("src/main/resources/application.yml");
+        Files.createDirectories(yml.getParent());
+        Files.writeString(yml, """
+                spring:
+                  jpa:
+                    properties:
+                      hibernate:
+                        default_schema: app
+                ---
+                spring:
+                  config:
+                    activate:
+                      on-profile: test
+                  jpa:
+                    properties:
+                      hibernate:
+                        default_schema: scratch
+                """);
+        assertThat(PersistenceSettings.read(basedir, getClass().getClassLoader()))
+                .containsEntry("hibernate.default_schema", "app");
+        Files.delete(yml);
+        Files.writeString(basedir.resolve("src/main/resources/application.properties"),
+                "spring.jpa.properties.hibernate.default_schema=app\n#---\nspring.config.activate.on-profile=test\n"
+                        + "spring.jpa.properties.hibernate.default_schema=scratch\n");
+        assertThat(PersistenceSettings.read(basedir, getClass().getClassLoader()))
+                .containsEntry("hibernate.default_schema", "app");
+    }
 }
