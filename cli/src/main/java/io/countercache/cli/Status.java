@@ -32,6 +32,13 @@ final class Status implements Callable<Integer> {
     private static final String STATUS = "SELECT s.name, s.declared_by, s.waiting, s.oldest_seconds, s.dead_letters,"
             + " s.recounting, s.triggers_ok FROM countercache.status() s";
 
+    /** Counters with dead letters, which stay out of their columns, then what the schema no longer fits. */
+    private static final String PROBLEMS = "SELECT s.name, s.dead_letters || ' sums of ' || s.name || ' are in the dead"
+            + " letters, refused by their target rows, and stay out of the column', 'fix the cause (the dead letter"
+            + " table of the countercache schema holds each error), then repair the counter'"
+            + " FROM countercache.status() s WHERE s.dead_letters OPERATOR(pg_catalog.>) 0"
+            + " UNION ALL SELECT p.counter, p.problem, p.fix FROM countercache.installed_problems() p";
+
     @Override
     public Integer call() throws Exception {
         try (Connection c = database.connect(); PreparedStatement ps = c.prepareStatement(STATUS)) {
@@ -52,21 +59,7 @@ final class Status implements Callable<Integer> {
                 }
             }
             int problems = 0;
-            try (ResultSet rs = c.createStatement().executeQuery("SELECT s.name, s.dead_letters FROM"
-                    + " countercache.status() s WHERE s.dead_letters OPERATOR(pg_catalog.>) 0")) {
-                while (rs.next()) {
-                    problems++;
-                    String problem = rs.getLong(2) + " sums of " + rs.getString(1) + " are in the dead letters, refused"
-                            + " by their target rows, and stay out of the column";
-                    String fix = "fix the cause (the dead letter table of the countercache schema holds each error),"
-                            + " then repair the counter";
-                    lines.add(json ? String.format(Locale.ROOT, "{\"counter\":\"%s\",\"problem\":\"%s\",\"fix\":\"%s\"}",
-                            escape(rs.getString(1)), escape(problem), escape(fix))
-                            : "problem: " + problem + "\n    fix: " + fix);
-                }
-            }
-            try (ResultSet rs = c.createStatement().executeQuery(
-                    "SELECT counter, problem, fix FROM countercache.installed_problems()")) {
+            try (ResultSet rs = c.createStatement().executeQuery(PROBLEMS)) {
                 while (rs.next()) {
                     problems++;
                     lines.add(json ? String.format(Locale.ROOT, "{\"counter\":\"%s\",\"problem\":\"%s\",\"fix\":\"%s\"}",
