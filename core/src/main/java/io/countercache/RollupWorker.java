@@ -11,7 +11,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,6 +46,8 @@ public final class RollupWorker implements AutoCloseable {
 
     /** How long a worker goes on with full rounds before it gives the recounts a batch (see run()). */
     private static final long MAINTENANCE_EVERY_NANOS = 1_000_000_000L;
+    /** The longest shutdown timeout close() counts (a year): a longer one, Long.MAX_VALUE ms say, waits as long. */
+    private static final long MAX_WAIT_MILLIS = 365L * 24 * 3600 * 1000;
     /** How long close() waits after a cancel, and after an abort, for the thread to end, whatever the timeout. */
     private static final long GRACE_NANOS = 1_000_000_000L;
 
@@ -224,14 +228,18 @@ public final class RollupWorker implements AutoCloseable {
             }
         }
         long stopped = System.nanoTime();
-        stopping.forEach((w, t) -> joinUntil(t, stopped + w.shutdownTimeout.toNanos()));
-        stopping.forEach((w, t) -> {
+        // each is cancelled at its own deadline: the shortest timeouts first
+        List<RollupWorker> byTimeout = new ArrayList<>(stopping.keySet());
+        byTimeout.sort(Comparator.comparing(w -> w.shutdownTimeout));
+        for (RollupWorker w : byTimeout) {
+            Thread t = stopping.get(w);
+            w.awaitRound(t, stopped + w.waitMillis() * 1_000_000);
             if (t.isAlive()) {
                 log.warn("{}: the round in progress did not finish within {} ms; cancelling it, its deltas stay queued",
-                        w.name, w.shutdownTimeout.toMillis());
+                        w.name, w.waitMillis());
                 w.round.cancel();
             }
-        });
+        }
         long cancelled = System.nanoTime();
         stopping.forEach((w, t) -> joinUntil(t, cancelled + GRACE_NANOS));
         stopping.forEach((w, t) -> {
@@ -251,6 +259,12 @@ public final class RollupWorker implements AutoCloseable {
         });
     }
 
+    /** The shutdown timeout in milliseconds, at most {@link #MAX_WAIT_MILLIS}. */
+    private long waitMillis() {
+        return shutdownTimeout.compareTo(Duration.ofMillis(MAX_WAIT_MILLIS)) > 0 ? MAX_WAIT_MILLIS
+                : shutdownTimeout.toMillis();
+    }
+
     /** Stops further rounds and wakes a sleeping worker; returns its thread, or null if it was not running. */
     private Thread signalStop() {
         synchronized (this) {
@@ -264,6 +278,20 @@ public final class RollupWorker implements AutoCloseable {
             wake.notifyAll();
         }
         return thread;
+    }
+
+    /**
+     * Waits until the deadline for the round in progress to end and the thread with it. A thread that holds no
+     * connection has no round to finish: it is waiting for a connection (from a pool whose database is gone, say, at
+     * a JVM's exit), so it is interrupted at once, which ends the wait, rather than after the timeout.
+     */
+    private void awaitRound(Thread t, long deadline) {
+        while (t.isAlive() && deadline - System.nanoTime() > 0 && !Thread.currentThread().isInterrupted()) {
+            if (inFlightConnection == null) {
+                t.interrupt();   // a worker that got its connection a moment ago finishes its round: JDBC ignores it
+            }
+            joinUntil(t, Math.min(deadline, System.nanoTime() + 50_000_000));
+        }
     }
 
     /** Waits for the thread until the deadline (System.nanoTime()), not at all once it has passed or if interrupted. */

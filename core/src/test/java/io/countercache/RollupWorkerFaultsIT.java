@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 
 import static io.countercache.testing.Await.until;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -139,6 +140,32 @@ class RollupWorkerFaultsIT {
             until("the recovered recount's error to be cleared", () -> w.metrics().lastError() == null);
         }
         BlogSchema.assertExactAfterRollup(db);
+    }
+
+    /**
+     * A worker waiting for a connection (from a pool whose database is gone, as at a JVM's exit when the database
+     * stopped first) has no round to finish: close() ends the wait at once. It used to wait out the shutdown timeout,
+     * here ten minutes, before anything could stop the thread.
+     */
+    @Test
+    void closeEndsAWaitForAConnectionWithoutWaitingOutTheTimeout() throws Exception {
+        CountDownLatch asked = new CountDownLatch(1);
+        ConnectionSource gone = () -> {
+            asked.countDown();
+            try {
+                new CountDownLatch(1).await();   // a pool that never hands out a connection
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            throw new SQLException("interrupted while waiting for a connection");
+        };
+        RollupWorker w = RollupWorker.builder(gone).name("gone").shutdownTimeout(Duration.ofMinutes(10)).build()
+                .start();
+        asked.await();
+        Thread closing = new Thread(w::close);
+        closing.start();
+        until("close() to return", () -> !closing.isAlive());
+        assertThat(w.isRunning()).isFalse();
     }
 
     /** A worker whose connections carry a session setting (a timeout). */
