@@ -720,17 +720,13 @@ BEGIN
     c.defined_at := now();
     DELETE FROM countercache.counter k WHERE k.id = c.id;
     INSERT INTO countercache.counter SELECT (c).*;
-    -- a changed counter: rebuild every table of its old and its new definition but its source, which this unit
-    -- rebuilds next. A counter that moved to another source table (a path now counted level by level, a class left
-    -- its hierarchy) leaves the capture of its old sources and its old middle table; and the triggers of its target,
-    -- middle and further tables read its key, scale and aggregate, which their units do not name (only the counters'
-    -- names), so those units do not run again when only the definition changed
+    -- a counter that moved to another source table (a path now counted level by level, a class left its hierarchy)
+    -- leaves the capture of its old sources and its old middle table: rebuild them without it (the unit of each of
+    -- the new definition's tables rebuilds that one)
     PERFORM countercache.install_triggers(x.schema_name, x.table_name)
-       FROM (SELECT DISTINCT t.schema_name, t.table_name
-               FROM (SELECT * FROM countercache.counter_tables(old)
-                     UNION ALL
-                     SELECT * FROM countercache.counter_tables(c) WHERE old.id IS NOT NULL) t) x
-      WHERE (x.schema_name, x.table_name) IS DISTINCT FROM (c.source_schema, c.source_table);
+       FROM countercache.counter_tables(old) x
+      WHERE x.kind IN ('capture', 'via')
+        AND (x.schema_name, x.table_name) IS DISTINCT FROM (c.source_schema, c.source_table);
     PERFORM countercache.request_recount(c.id);
     RETURN true;
 END
@@ -2189,6 +2185,30 @@ BEGIN
             USING HINT = 'apply the whole countercache changelog, whose source changesets define the counters first',
                   ERRCODE = 'invalid_parameter_value';
     END IF;
+END
+$fn$;
+
+-- The same for a changelog that also names each serving counter's definition hash: the hashes are in the unit's text
+-- too, so a counter whose key, scale or aggregate changed (which the target's, middle table's and further sources'
+-- triggers read) reruns the unit, after the source units have defined every counter anew. It checks that the catalog
+-- holds those definitions, which it does once the changelog's source units have run.
+CREATE OR REPLACE FUNCTION countercache.install_triggers(tbl_schema name, tbl name, serving text[], definitions text[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    other text;
+BEGIN
+    SELECT string_agg(s.name, ', ') INTO other FROM unnest(serving, definitions) AS s(name, hash)
+     WHERE NOT EXISTS (SELECT FROM countercache.counter k WHERE k.name = s.name AND k.definition_hash = s.hash);
+    IF other IS NOT NULL THEN
+        RAISE EXCEPTION 'countercache: the catalog holds other definitions of % than the changelog that rebuilds %.%',
+            other, tbl_schema, tbl
+            USING HINT = 'apply the whole countercache changelog, whose source changesets define the counters first',
+                  ERRCODE = 'invalid_parameter_value';
+    END IF;
+    PERFORM countercache.install_triggers(tbl_schema, tbl, serving);
 END
 $fn$;
 
@@ -5117,7 +5137,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '2480e5f73a9ef037' $fn$;
+AS $fn$ SELECT '341e4fda329b5539' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5481,7 +5501,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Blog.totalComments', 'source table public.blog_article does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_article')) IS NULL;
-SELECT countercache.built_by('2480e5f73a9ef037');
+SELECT countercache.built_by('341e4fda329b5539');
 LOCK TABLE "public"."blog_article" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5532,7 +5552,7 @@ SELECT countercache.install_triggers('public', 'blog_article');
 SELECT countercache.fail('Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_comment')) IS NULL;
-SELECT countercache.built_by('2480e5f73a9ef037');
+SELECT countercache.built_by('341e4fda329b5539');
 LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5780,26 +5800,34 @@ SELECT countercache.install_triggers('public', 'blog_comment');
 
 -- changeset countercache:countercache-target-public.blog runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog: Blog.totalComments
-SELECT countercache.built_by('2480e5f73a9ef037');
-SELECT countercache.install_triggers('public', 'blog', ARRAY['public.blog.total_comments']::text[]);
+SELECT countercache.built_by('341e4fda329b5539');
+SELECT countercache.install_triggers('public', 'blog',
+    ARRAY['public.blog.total_comments']::text[],
+    ARRAY['ed9c6a07076bf8f699b6d4ad']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article: Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments
-SELECT countercache.built_by('2480e5f73a9ef037');
-SELECT countercache.install_triggers('public', 'blog_article', ARRAY['public.blog_article.countercache_blog__total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments']::text[]);
+SELECT countercache.built_by('341e4fda329b5539');
+SELECT countercache.install_triggers('public', 'blog_article',
+    ARRAY['public.blog_article.countercache_blog__total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments']::text[],
+    ARRAY['050fac927453aad66c78a95f', 'a9584e988d977954ad281050', 'b1145ba5c3998fdf7b45e1ec', '521dbfd4883d69f094fae352']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_article_day runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article_day: ArticleDay.publicComments
-SELECT countercache.built_by('2480e5f73a9ef037');
-SELECT countercache.install_triggers('public', 'blog_article_day', ARRAY['public.blog_article_day.public_comments']::text[]);
+SELECT countercache.built_by('341e4fda329b5539');
+SELECT countercache.install_triggers('public', 'blog_article_day',
+    ARRAY['public.blog_article_day.public_comments']::text[],
+    ARRAY['fa9700d31014a7f043700a3b']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_article_day', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-target-public.blog_user runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_user: User.totalPublicComments
-SELECT countercache.built_by('2480e5f73a9ef037');
-SELECT countercache.install_triggers('public', 'blog_user', ARRAY['public.blog_user.total_public_comments']::text[]);
+SELECT countercache.built_by('341e4fda329b5539');
+SELECT countercache.install_triggers('public', 'blog_user',
+    ARRAY['public.blog_user.total_public_comments']::text[],
+    ARRAY['8b1cd055cdfc30d225e4664b']::text[]);
 -- rollback SELECT countercache.uninstall('target', 'public', 'blog_user', ARRAY[]::integer[]);
 
 -- changeset countercache:countercache-prune runOnChange:true splitStatements:false rollbackSplitStatements:false

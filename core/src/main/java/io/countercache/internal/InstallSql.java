@@ -286,12 +286,14 @@ public final class InstallSql {
 
     /**
      * Rebuilds the triggers of a table these counters (defined by their sources' units) involve, and checks that they
-     * serve them: the names make the unit's text, so Liquibase's checksum, change when a counter comes to the table.
+     * serve them as defined: their names and definition hashes make the unit's text, so Liquibase's checksum, change
+     * when a counter comes to the table or its definition changes (the key, scale or aggregate these triggers read).
      */
     private static String installTriggers(TableName table, List<CounterDefinition> serving) {
         return builtBy() + "SELECT countercache.install_triggers(" + literal(table.schema()) + ", " + literal(table.table())
-                + ", ARRAY[" + serving.stream().map(c -> literal(c.name())).collect(Collectors.joining(", "))
-                + "]::text[]);\n";
+                + ",\n    ARRAY[" + serving.stream().map(c -> literal(c.name())).collect(Collectors.joining(", "))
+                + "]::text[],\n    ARRAY[" + serving.stream().map(c -> literal(c.definitionHash()))
+                .collect(Collectors.joining(", ")) + "]::text[]);\n";
     }
 
     private static String defineCall(CounterDefinition c) {

@@ -214,17 +214,13 @@ BEGIN
     c.defined_at := now();
     DELETE FROM countercache.counter k WHERE k.id = c.id;
     INSERT INTO countercache.counter SELECT (c).*;
-    -- a changed counter: rebuild every table of its old and its new definition but its source, which this unit
-    -- rebuilds next. A counter that moved to another source table (a path now counted level by level, a class left
-    -- its hierarchy) leaves the capture of its old sources and its old middle table; and the triggers of its target,
-    -- middle and further tables read its key, scale and aggregate, which their units do not name (only the counters'
-    -- names), so those units do not run again when only the definition changed
+    -- a counter that moved to another source table (a path now counted level by level, a class left its hierarchy)
+    -- leaves the capture of its old sources and its old middle table: rebuild them without it (the unit of each of
+    -- the new definition's tables rebuilds that one)
     PERFORM countercache.install_triggers(x.schema_name, x.table_name)
-       FROM (SELECT DISTINCT t.schema_name, t.table_name
-               FROM (SELECT * FROM countercache.counter_tables(old)
-                     UNION ALL
-                     SELECT * FROM countercache.counter_tables(c) WHERE old.id IS NOT NULL) t) x
-      WHERE (x.schema_name, x.table_name) IS DISTINCT FROM (c.source_schema, c.source_table);
+       FROM countercache.counter_tables(old) x
+      WHERE x.kind IN ('capture', 'via')
+        AND (x.schema_name, x.table_name) IS DISTINCT FROM (c.source_schema, c.source_table);
     PERFORM countercache.request_recount(c.id);
     RETURN true;
 END

@@ -145,6 +145,30 @@ BEGIN
 END
 $fn$;
 
+-- The same for a changelog that also names each serving counter's definition hash: the hashes are in the unit's text
+-- too, so a counter whose key, scale or aggregate changed (which the target's, middle table's and further sources'
+-- triggers read) reruns the unit, after the source units have defined every counter anew. It checks that the catalog
+-- holds those definitions, which it does once the changelog's source units have run.
+CREATE OR REPLACE FUNCTION countercache.install_triggers(tbl_schema name, tbl name, serving text[], definitions text[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $fn$
+DECLARE
+    other text;
+BEGIN
+    SELECT string_agg(s.name, ', ') INTO other FROM unnest(serving, definitions) AS s(name, hash)
+     WHERE NOT EXISTS (SELECT FROM countercache.counter k WHERE k.name = s.name AND k.definition_hash = s.hash);
+    IF other IS NOT NULL THEN
+        RAISE EXCEPTION 'countercache: the catalog holds other definitions of % than the changelog that rebuilds %.%',
+            other, tbl_schema, tbl
+            USING HINT = 'apply the whole countercache changelog, whose source changesets define the counters first',
+                  ERRCODE = 'invalid_parameter_value';
+    END IF;
+    PERFORM countercache.install_triggers(tbl_schema, tbl, serving);
+END
+$fn$;
+
 -- Drops a table's library triggers of one kind (those whose function is countercache.<kind>_...).
 CREATE OR REPLACE FUNCTION countercache.drop_triggers(kind text, tbl_schema name, tbl name)
 RETURNS void
