@@ -51,13 +51,13 @@ final class Database {
             }
             return c;
         } catch (SQLException e) {
-            throw new IllegalArgumentException("cannot connect to " + shown(url) + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException("cannot connect to " + shown(url) + ": " + shown(e.getMessage()), e);
         }
     }
 
-    /** The URL as a message may show it: a password among its parameters is masked. */
-    static String shown(String url) {
-        return url.replaceAll("(?i)([?&]password=)[^&]*", "$1***");
+    /** A URL, or a message that quotes one, as it may be shown: a password among its parameters is masked. */
+    static String shown(String text) {
+        return String.valueOf(text).replaceAll("(?i)([?&](ssl)?password=)[^&\\s]*", "$1***");
     }
 
     /** The installed counters (id, name), all or the one named; an unknown name is an error that lists them. */

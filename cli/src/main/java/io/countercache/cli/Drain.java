@@ -46,8 +46,9 @@ final class Drain implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "drained %,d deltas in %.1f s (%,.0f deltas/s)%n", d.deltas(), d.seconds(),
                 d.seconds() > 0 ? d.deltas() / d.seconds() : 0);
         if (d.deadLettered() > 0) {
-            System.out.printf(Locale.ROOT, "%,d sums went to the dead letters: their target rows refused them (status"
-                    + " lists them per counter); fix the cause, then repair those counters%n", d.deadLettered());
+            System.out.printf(Locale.ROOT, "%,d sums went to the dead letters while it ran: their target rows refused"
+                    + " them (status lists them per counter); fix the cause, then repair those counters%n",
+                    d.deadLettered());
         }
         if (d.waiting()) {
             System.out.printf(Locale.ROOT, "deltas queued before the drain began still wait after %d more tries a"

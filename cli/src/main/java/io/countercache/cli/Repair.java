@@ -67,7 +67,7 @@ final class Repair implements Callable<Integer> {
             }
             Drain.Drained d = Drain.drain(c, batchSize);
             Drain.report(d);
-            return d.waiting() ? 1 : 0;
+            return d.waiting() || d.deadLettered() > 0 ? 1 : 0;   // dead letters put back and refused again
         }
     }
 }

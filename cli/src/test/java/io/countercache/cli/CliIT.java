@@ -391,7 +391,8 @@ class CliIT {
     void aPasswordInTheUrlIsMaskedInMessages() {
         assertThat(Database.shown("jdbc:postgresql://db/app?user=x&password=s3cret&ssl=true"))
                 .isEqualTo("jdbc:postgresql://db/app?user=x&password=***&ssl=true");
-        assertThat(Database.shown("jdbc:postgresql://db/app?PASSWORD=s3cret")).isEqualTo("jdbc:postgresql://db/app?PASSWORD=***");
+        assertThat(Database.shown("No suitable driver found for jdbc:pg://db/app?sslpassword=k3y&PASSWORD=s3cret x"))
+                .isEqualTo("No suitable driver found for jdbc:pg://db/app?sslpassword=***&PASSWORD=*** x");
     }
 
     @Test

@@ -95,8 +95,11 @@ abstract class ForumTests {
         assertThat(health.health(true).getStatus()).isEqualTo(Status.UP);
         assertThat(health.health(true).getDetails()).containsEntry("deadLetters", 0L);
         jdbc.update("INSERT INTO countercache.dead_letter (counter_id, target_id, delta, deltas, first_enqueued_at,"
-                + " sqlstate, error) VALUES (1, 1, 1, 1, now(), '22003', 'out of range')");
+                + " sqlstate, error) SELECT k.id, 1, 1, 1, now(), '22003', 'out of range' FROM countercache.counter k"
+                + " WHERE k.name = 'public.topic.published_posts'");
         assertThat(health.health(true).getStatus()).isEqualTo(Status.DOWN);
+        assertThat(endpoint.verify("public.topic.published_posts")).containsEntry("exact", false)
+                .containsEntry("deadLetters", 1L);
         jdbc.update("DELETE FROM countercache.dead_letter");
 
         // the actuator endpoint: each counter's state, and a verify of one
@@ -104,7 +107,8 @@ abstract class ForumTests {
             assertThat(c).containsEntry("counter", "public.topic.published_posts").containsEntry("strategy", "queue")
                     .containsEntry("deadLetters", 0L).containsEntry("triggersInstalled", true);
         });
-        assertThat(endpoint.verify("public.topic.published_posts")).containsEntry("exact", true);
+        assertThat(endpoint.verify("public.topic.published_posts")).containsEntry("exact", true)
+                .containsEntry("deadLetters", 0L);
         assertThat(endpoint.verify("public.topic.last_post_at")).containsEntry("exact", true);
         jdbc.update("UPDATE topic SET published_posts = published_posts + 5 WHERE id = ?", topic.getId());
         assertThat(endpoint.verify("public.topic.published_posts")).containsEntry("exact", false)
