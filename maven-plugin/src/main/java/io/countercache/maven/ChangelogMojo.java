@@ -21,9 +21,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -33,6 +35,9 @@ abstract class ChangelogMojo extends AbstractMojo {
 
     /** The prune of a generated changelog or migration, which names the changelog. */
     private static final Pattern PRUNE = Pattern.compile("countercache\\.prune\\('((?:[^']|'')*)'");
+    /** The counters it keeps, and one of them. */
+    private static final Pattern KEEP = Pattern.compile("countercache\\.prune\\('(?:[^']|'')*', ARRAY\\[([^]]*)]");
+    private static final Pattern LITERAL = Pattern.compile("'((?:[^']|'')*)'");
 
     /** The command that writes the changelog again, named in its header. */
     static final String REGENERATE = "mvn process-classes countercache:generate";
@@ -102,7 +107,8 @@ abstract class ChangelogMojo extends AbstractMojo {
                         + (packages.isEmpty() ? "" : " under " + packages) + "; compile the project first (the goals"
                         + " run after process-classes)");
             }
-            Map<String, Object> resolved = new LinkedHashMap<>(PersistenceSettings.read(project.getBasedir().toPath(), loader));
+            Map<String, Object> resolved = new LinkedHashMap<>(PersistenceSettings.read(project.getBasedir().toPath(),
+                    classes, loader));
             resolved.putAll(settings);
             for (var e : resolved.entrySet()) {
                 if (String.valueOf(e.getValue()).contains("${")) {
@@ -128,7 +134,7 @@ abstract class ChangelogMojo extends AbstractMojo {
                 default -> throw new MojoFailureException("countercache: format = \"" + format
                         + "\" is neither liquibase nor flyway");
             }
-            keepsItsName(name);   // after the model, whose errors come first
+            keepsItsName(name, files);   // after the model, whose errors come first
             return files;
         } catch (CounterCacheException e) {
             throw new MojoFailureException(e.getMessage(), e);
@@ -164,9 +170,13 @@ abstract class ChangelogMojo extends AbstractMojo {
     /**
      * Refuses to rename what the project has generated before: a changelog's prune forgets only the counters of its
      * own name, and Flyway runs a set under the old name as well. The name defaults to the package that holds every
-     * entity, so an entity added elsewhere would change it unseen.
+     * entity, so an entity added elsewhere would change it unseen. A Flyway set of another name counts as this one
+     * renamed when it keeps a counter this one declares (a directory may hold the sets of several units).
      */
-    private void keepsItsName(String name) throws MojoExecutionException, MojoFailureException {
+    private void keepsItsName(String name, Map<Path, String> generated) throws MojoExecutionException,
+            MojoFailureException {
+        Set<String> declared = new HashSet<>();
+        generated.values().forEach(text -> declared.addAll(kept(text)));
         List<Path> before = new ArrayList<>();
         try {
             if ("flyway".equals(format)) {
@@ -184,7 +194,9 @@ abstract class ChangelogMojo extends AbstractMojo {
             for (Path f : before) {
                 Matcher prune = PRUNE.matcher(Files.readString(f, StandardCharsets.UTF_8));
                 String old = prune.find() ? prune.group(1).replace("''", "'") : null;
-                if (old != null && !old.equals(name)) {
+                String text = Files.readString(f, StandardCharsets.UTF_8);
+                boolean same = !"flyway".equals(format) || kept(text).stream().anyMatch(declared::contains);
+                if (old != null && !old.equals(name) && same) {
                     throw new MojoFailureException("countercache: " + project.getBasedir().toPath().relativize(
                             f.toAbsolutePath()) + " was generated under the name \"" + old + "\", and this run would name"
                             + " it \"" + name + "\"" + (changelogName != null ? "" : " (the package that holds every"
@@ -197,6 +209,19 @@ abstract class ChangelogMojo extends AbstractMojo {
         } catch (IOException e) {
             throw new MojoExecutionException("countercache: cannot read " + before + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The counters a generated text's prune keeps. */
+    private static Set<String> kept(String text) {
+        Set<String> names = new HashSet<>();
+        Matcher keep = KEEP.matcher(text);
+        if (keep.find()) {
+            Matcher literal = LITERAL.matcher(keep.group(1));
+            while (literal.find()) {
+                names.add(literal.group(1).replace("''", "'"));
+            }
+        }
+        return names;
     }
 
     private URL[] classpath() throws MojoExecutionException {

@@ -42,31 +42,41 @@ final class PersistenceSettings {
     }
 
     static Map<String, String> read(Path basedir, ClassLoader project) throws IOException {
+        return read(basedir, basedir.resolve("target/classes"), project);
+    }
+
+    /**
+     * The settings of the project's files: each as the build copied it to its classes (after resource filtering has
+     * replaced its {@code ${...}}), else as written in {@code src/main/resources}.
+     */
+    static Map<String, String> read(Path basedir, Path classes, ClassLoader project) throws IOException {
         Map<String, String> settings = new LinkedHashMap<>();
-        Path resources = basedir.resolve("src/main/resources");
-        Path xml = resources.resolve("META-INF/persistence.xml");
+        Path written = basedir.resolve("src/main/resources");
+        java.util.function.Function<String, Path> resources = f -> Files.exists(classes.resolve(f))
+                ? classes.resolve(f) : written.resolve(f);
+        Path xml = resources.apply("META-INF/persistence.xml");
         if (Files.exists(xml)) {
             settings.putAll(persistenceXml(xml));
         }
-        Map<String, String> spring = new LinkedHashMap<>();
-        Path properties = resources.resolve("application.properties");
+        List<Map<String, String>> documents = new ArrayList<>();
+        Path properties = resources.apply("application.properties");
         if (Files.exists(properties)) {
-            // a document of a profile (after "#---", with spring.config.activate.on-profile) is not the application's
-            for (String document : Files.readString(properties, StandardCharsets.UTF_8).split("(?m)^#---\\s*$")) {
+            for (String document : Files.readString(properties, StandardCharsets.UTF_8).split("(?m)^[#!]---\\s*$")) {
                 Properties p = new Properties();
                 try (Reader in = new StringReader(document)) {
                     p.load(in);
                 }
-                if (!p.containsKey(ON_PROFILE)) {
-                    p.forEach((k, v) -> spring.put(k.toString(), v.toString().trim()));
-                }
+                Map<String, String> d = new LinkedHashMap<>();
+                p.forEach((k, v) -> d.put(k.toString(), v.toString().trim()));
+                documents.add(d);
             }
         }
         for (String name : List.of("application.yml", "application.yaml")) {
-            if (Files.exists(resources.resolve(name))) {
-                spring.putAll(yaml(Files.readAllLines(resources.resolve(name), StandardCharsets.UTF_8)));
+            if (Files.exists(resources.apply(name))) {
+                documents.addAll(yaml(Files.readAllLines(resources.apply(name), StandardCharsets.UTF_8)));
             }
         }
+        Map<String, String> spring = application(documents);
         spring.forEach((k, v) -> {
             String key = k.startsWith("spring.jpa.properties.") ? k.substring("spring.jpa.properties.".length())
                     : k.equals("spring.jpa.hibernate.naming.physical-strategy") ? "hibernate.physical_naming_strategy"
@@ -131,29 +141,46 @@ final class PersistenceSettings {
     }
 
     /**
-     * The scalar entries of a YAML file as dotted keys (enough for Spring's configuration; lists are skipped), but
-     * those of a document that belongs to a profile ({@code spring.config.activate.on-profile}).
+     * What the application runs with: the documents no profile guards, and those of the profiles they activate
+     * ({@code spring.config.activate.on-profile} naming one of {@code spring.profiles.active}, else of
+     * {@code spring.profiles.default}), in file order. A profile activated only at run time is not known here.
      */
-    static Map<String, String> yaml(List<String> lines) {
+    static Map<String, String> application(List<Map<String, String>> documents) {
+        Map<String, String> base = new LinkedHashMap<>();
+        documents.stream().filter(d -> !guarded(d)).forEach(base::putAll);
+        String active = base.getOrDefault("spring.profiles.active", base.getOrDefault("spring.profiles.default", ""));
+        List<String> profiles = List.of(active.split("\\s*,\\s*"));
         Map<String, String> all = new LinkedHashMap<>();
+        for (Map<String, String> d : documents) {
+            String on = d.getOrDefault(ON_PROFILE, d.get("spring.profiles"));
+            if (!guarded(d) || on != null && List.of(on.split("\\s*,\\s*")).stream().anyMatch(profiles::contains)) {
+                all.putAll(d);
+            }
+        }
+        return all;
+    }
+
+    private static boolean guarded(Map<String, String> document) {
+        return document.containsKey(ON_PROFILE) || document.containsKey("spring.profiles");
+    }
+
+    /** The documents of a YAML file ({@code ---} between them), each's scalar entries as dotted keys. */
+    static List<Map<String, String>> yaml(List<String> lines) {
+        List<Map<String, String>> documents = new ArrayList<>();
         List<String> document = new ArrayList<>();
         for (String line : lines) {
             if (line.startsWith("---")) {
-                all.putAll(application(document));
+                documents.add(yamlDocument(document));
                 document.clear();
             } else {
                 document.add(line);
             }
         }
-        all.putAll(application(document));
-        return all;
+        documents.add(yamlDocument(document));
+        return documents;
     }
 
-    private static Map<String, String> application(List<String> document) {
-        Map<String, String> flat = yamlDocument(document);
-        return flat.containsKey(ON_PROFILE) || flat.containsKey("spring.profiles") ? Map.of() : flat;
-    }
-
+    /** The scalar entries of a YAML document as dotted keys (enough for Spring's configuration; lists are skipped). */
     private static Map<String, String> yamlDocument(List<String> lines) {
         Map<String, String> flat = new LinkedHashMap<>();
         Deque<int[]> indents = new ArrayDeque<>();   // indentation of each open key

@@ -150,6 +150,13 @@ class GoalsTest {
         assertThatThrownBy(renamed::execute).isInstanceOf(MojoFailureException.class)
                 .hasMessageContaining("R__countercache_io_countercache_maven_fixture_good.sql was generated under the name")
                 .hasMessageContaining("and Flyway would run both sets");
+        // the set of another unit in the same directory, whose counters are others: not this one renamed
+        GenerateMojo other = goal(new GenerateMojo(), testClasses(), "io.countercache.maven.fixture.other");
+        other.format = "flyway";
+        other.migrations = new File("migration");
+        other.execute();
+        assertThat(base.resolve("migration")).isDirectoryContaining("glob:**R__countercache_io_countercache_maven_fixture_other.sql")
+                .isDirectoryContaining("glob:**R__countercache_io_countercache_maven_fixture_good.sql");
     }
 
     private static void copyTree(Path from, Path to) throws java.io.IOException {

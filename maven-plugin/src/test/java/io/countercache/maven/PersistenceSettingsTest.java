@@ -57,7 +57,10 @@ class PersistenceSettingsTest {
                 .containsEntry("countercache.strategy", "direct");
     }
 
-    /** A document of a profile, which the application runs without, leaves the names alone, in either file. */
+    /**
+     * A document of a profile, which the application runs without, leaves the names alone, in either file; one the
+     * application activates itself does not.
+     */
     @Test
     void aProfilesDocumentIsNotTheApplications() throws Exception {
         Path yml = basedir.resolve("src/main/resources/application.yml");
@@ -84,6 +87,25 @@ class PersistenceSettingsTest {
         Files.writeString(basedir.resolve("src/main/resources/application.properties"),
                 "spring.jpa.properties.hibernate.default_schema=app\n#---\nspring.config.activate.on-profile=test\n"
                         + "spring.jpa.properties.hibernate.default_schema=scratch\n");
+        assertThat(PersistenceSettings.read(basedir, getClass().getClassLoader()))
+                .containsEntry("hibernate.default_schema", "app");
+        // unless the application's own document activates the profile
+        Files.writeString(basedir.resolve("src/main/resources/application.properties"),
+                "spring.profiles.active=prod\nspring.jpa.properties.hibernate.default_schema=app\n!---\n"
+                        + "spring.config.activate.on-profile=prod\nspring.jpa.properties.hibernate.default_schema=live\n");
+        assertThat(PersistenceSettings.read(basedir, getClass().getClassLoader()))
+                .containsEntry("hibernate.default_schema", "live");
+    }
+
+    /** The copy in the build's classes, where resource filtering has replaced placeholders, is the one read. */
+    @Test
+    void theFilteredCopyInTheClassesIsRead() throws Exception {
+        Path written = basedir.resolve("src/main/resources/application.properties");
+        Path copied = basedir.resolve("target/classes/application.properties");
+        Files.createDirectories(written.getParent());
+        Files.createDirectories(copied.getParent());
+        Files.writeString(written, "spring.jpa.properties.hibernate.default_schema=${db.schema}\n");
+        Files.writeString(copied, "spring.jpa.properties.hibernate.default_schema=app\n");
         assertThat(PersistenceSettings.read(basedir, getClass().getClassLoader()))
                 .containsEntry("hibernate.default_schema", "app");
     }
