@@ -61,6 +61,12 @@ public final class RollupWorker implements AutoCloseable {
     public static final int DEFAULT_POLL_INTERVAL_MILLIS = 200;
     /** The default of {@link Builder#maxBackoff}, in milliseconds. */
     public static final int DEFAULT_MAX_BACKOFF_MILLIS = 30_000;
+    /**
+     * How long a read of the queue's state ({@link #metrics()}, the starter's health indicator) may take, in seconds:
+     * it counts the queue, and waits for a take or a migration that locks it; a scrape or a probe gets an error
+     * instead of hanging behind it.
+     */
+    public static final int QUEUE_READ_SECONDS = 10;
     /** The default of {@link Builder#shutdownTimeout}, in milliseconds. */
     public static final int DEFAULT_SHUTDOWN_TIMEOUT_MILLIS = 30_000;
 

@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 
 import static io.countercache.testing.Await.until;
@@ -166,6 +167,30 @@ class RollupWorkerFaultsIT {
         closing.start();
         until("close() to return", () -> !closing.isAlive());
         assertThat(w.isRunning()).isFalse();
+    }
+
+    /**
+     * A read of the queue's state behind a lock on the queue (a migration's, a long take's) fails after a bounded
+     * time, so that a metrics scrape or a health probe reports an error instead of hanging with it.
+     */
+    @Test
+    void aReadOfTheQueueBehindALockFailsInsteadOfHanging() throws Exception {
+        RollupWorker w = worker().build();
+        try (Connection holder = db.dataSource().getConnection(); Statement st = holder.createStatement()) {
+            holder.setAutoCommit(false);
+            st.execute("LOCK TABLE countercache.delta IN ACCESS EXCLUSIVE MODE");
+            CompletableFuture<Object> read = CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            return w.metrics();
+                        } catch (RuntimeException e) {
+                            return e;
+                        }
+                    });
+            until("the read to give up", read::isDone);
+            assertThat(read.get()).isInstanceOf(CounterCacheException.class).asString().contains("SQLState 57014");
+            holder.rollback();
+        }
     }
 
     /** A worker whose connections carry a session setting (a timeout). */

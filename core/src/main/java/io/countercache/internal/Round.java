@@ -1,6 +1,7 @@
 package io.countercache.internal;
 
 import io.countercache.RollupListener;
+import io.countercache.RollupWorker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -184,9 +185,12 @@ public final class Round {
 
     /** Reads the queue's depth, the age of its oldest delta and the dead-letter count. */
     public static QueueState queue(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(QUEUE); ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return new QueueState(rs.getLong(1), rs.getDouble(2), rs.getLong(3), rs.getLong(4), rs.getLong(5));
+        try (PreparedStatement ps = c.prepareStatement(QUEUE)) {
+            ps.setQueryTimeout(RollupWorker.QUEUE_READ_SECONDS);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new QueueState(rs.getLong(1), rs.getDouble(2), rs.getLong(3), rs.getLong(4), rs.getLong(5));
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package io.countercache.spring;
 
+import io.countercache.RollupWorker;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
@@ -42,22 +43,24 @@ public class CounterCacheHealthIndicator extends AbstractHealthIndicator {
 
     private void check(Connection c, Health.Builder builder) throws Exception {
         try (PreparedStatement ps = c.prepareStatement(
-                     "SELECT s.depth, s.oldest_seconds, s.dead_letters FROM countercache.queue_state() s");
-             ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            long pending = rs.getLong(1), deadLetters = rs.getLong(3);
-            double oldest = rs.getDouble(2);
-            builder.withDetail("pending", pending).withDetail("oldestPendingSeconds", oldest)
-                    .withDetail("deadLetters", deadLetters);
-            if (deadLetters > 0) {
-                builder.down().withDetail("reason", deadLetters + " dead letters: a target refused its new value;"
-                        + " countercache status (the CLI) or SELECT * FROM countercache.status() shows which counters; fix the cause,"
-                        + " then recount the counter");
-            } else if (oldest > maxLag.toMillis() / 1000.0) {
-                builder.down().withDetail("reason", "the oldest pending delta is older than " + maxLag
-                        + " (countercache.health.max-lag): the rollup workers fall behind or do not run");
-            } else {
-                builder.up();
+                "SELECT s.depth, s.oldest_seconds, s.dead_letters FROM countercache.queue_state() s")) {
+            ps.setQueryTimeout(RollupWorker.QUEUE_READ_SECONDS);   // DOWN with the error, not a probe hung behind a lock
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                long pending = rs.getLong(1), deadLetters = rs.getLong(3);
+                double oldest = rs.getDouble(2);
+                builder.withDetail("pending", pending).withDetail("oldestPendingSeconds", oldest)
+                        .withDetail("deadLetters", deadLetters);
+                if (deadLetters > 0) {
+                    builder.down().withDetail("reason", deadLetters + " dead letters: a target refused its new value;"
+                            + " countercache status (the CLI) or SELECT * FROM countercache.status() shows which"
+                            + " counters; fix the cause, then recount the counter");
+                } else if (oldest > maxLag.toMillis() / 1000.0) {
+                    builder.down().withDetail("reason", "the oldest pending delta is older than " + maxLag
+                            + " (countercache.health.max-lag): the rollup workers fall behind or do not run");
+                } else {
+                    builder.up();
+                }
             }
         }
     }
