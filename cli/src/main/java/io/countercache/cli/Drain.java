@@ -70,7 +70,7 @@ final class Drain implements Callable<Integer> {
     static Drained drain(Connection c, int batchSize) throws Exception {
         long started = System.nanoTime(), total = 0, reported = started;
         boolean waiting = false;
-        long deadBefore = deadLetters(c);
+        long deadBefore = queueState(c, "dead_letters");
         flushSlots(c, batchSize);
         try (PreparedStatement take = c.prepareStatement(Round.TAKE);
              PreparedStatement round = c.prepareStatement("SELECT countercache.rollup(?)");
@@ -129,7 +129,7 @@ final class Drain implements Callable<Integer> {
             System.err.println();
         }
         return new Drained(total, (System.nanoTime() - started) / 1e9, waiting,
-                Math.max(0, deadLetters(c) - deadBefore));
+                Math.max(0, queueState(c, "dead_letters") - deadBefore));
     }
 
     /**
@@ -137,11 +137,7 @@ final class Drain implements Callable<Integer> {
      * batches as the queue's depth (which counts the slots that hold an amount) fills, so writers cannot keep it going.
      */
     private static void flushSlots(Connection c, int batchSize) throws Exception {
-        long depth;
-        try (ResultSet rs = c.createStatement().executeQuery("SELECT depth FROM countercache.queue_state()")) {
-            rs.next();
-            depth = rs.getLong(1);
-        }
+        long depth = queueState(c, "depth");
         try (PreparedStatement flush = c.prepareStatement("SELECT countercache.flush_slots(?)")) {
             flush.setInt(1, batchSize);
             for (long batches = depth / batchSize + 1; batches > 0; batches--) {
@@ -155,9 +151,9 @@ final class Drain implements Callable<Integer> {
         }
     }
 
-    /** The sums the dead letters hold now. */
-    private static long deadLetters(Connection c) throws Exception {
-        try (ResultSet rs = c.createStatement().executeQuery("SELECT dead_letters FROM countercache.queue_state()")) {
+    /** A column of {@code queue_state()} now: the depth, or the sums the dead letters hold. */
+    private static long queueState(Connection c, String column) throws Exception {
+        try (ResultSet rs = c.createStatement().executeQuery("SELECT " + column + " FROM countercache.queue_state()")) {
             rs.next();
             return rs.getLong(1);
         }

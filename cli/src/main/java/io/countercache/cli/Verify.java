@@ -10,6 +10,8 @@ import picocli.CommandLine.Spec;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -41,9 +43,15 @@ final class Verify implements Callable<Integer> {
         }
         int drifted = 0;
         try (Connection c = database.connect();
-             PreparedStatement ps = c.prepareStatement("SELECT key, stored, pending, exact FROM countercache.drift(?, ?)");
-             PreparedStatement dead = c.prepareStatement("SELECT s.dead_letters FROM countercache.status() s"
-                     + " WHERE s.name OPERATOR(pg_catalog.=) ?")) {
+             PreparedStatement ps = c.prepareStatement("SELECT key, stored, pending, exact FROM countercache.drift(?, ?)")) {
+            // drift nets out the dead letters as pending: the column plus them is exact, the column alone is not
+            Map<String, Long> dead = new HashMap<>();
+            try (ResultSet rs = c.createStatement().executeQuery("SELECT s.name, s.dead_letters FROM"
+                    + " countercache.status() s WHERE s.dead_letters OPERATOR(pg_catalog.>) 0")) {
+                while (rs.next()) {
+                    dead.put(rs.getString(1), rs.getLong(2));
+                }
+            }
             for (Object[] k : Database.counters(c, counter)) {
                 ps.setInt(1, (Integer) k[0]);
                 ps.setInt(2, sample);
@@ -57,14 +65,7 @@ final class Verify implements Callable<Integer> {
                                 + rs.getBigDecimal(3) + "\t" + rs.getBigDecimal(4));
                     }
                 }
-                // drift nets out the dead letters as pending: the column plus them is exact, the column alone is not
-                dead.setString(1, (String) k[1]);
-                long deadLetters = 0;
-                try (ResultSet rs = dead.executeQuery()) {
-                    if (rs.next()) {
-                        deadLetters = rs.getLong(1);
-                    }
-                }
+                long deadLetters = dead.getOrDefault((String) k[1], 0L);
                 System.out.println(k[1] + ": " + (rows == 0 ? "exact" : rows + (rows == sample ? "+" : "") + " drifted")
                         + (deadLetters == 0 ? "" : ", and " + deadLetters + " sums in the dead letters, refused by their"
                         + " target rows: fix the cause (the schema's dead letter table holds each error), then repair"

@@ -205,13 +205,7 @@ class CliIT {
      */
     @Test
     void aDrainWhoseDeltasWaitForABusyRowSaysSoAndFailsThenAnotherAppliesThem() throws Exception {
-        TestDatabase small = TestPostgres.newDatabase(CliIT.class);
-        small.execute("CREATE TABLE article (id bigint PRIMARY KEY);"
-                + "CREATE TABLE comment (id bigserial PRIMARY KEY, article_id bigint REFERENCES article);"
-                + "CREATE INDEX ON comment (article_id); INSERT INTO article VALUES (1), (2)");
-        try (Connection c = small.dataSource().getConnection()) {
-            Installation.apply(c, Installation.units(List.of(COMMENTS)));
-        }
+        TestDatabase small = twoArticles();
         small.execute("INSERT INTO comment (article_id) VALUES (1), (2), (2)");   // one queued delta per article
         try (Connection holder = small.dataSource().getConnection(); Statement st = holder.createStatement()) {
             holder.setAutoCommit(false);
@@ -281,13 +275,7 @@ class CliIT {
      */
     @Test
     void deadLettersFailDrainVerifyAndStatusUntilARepairAfterTheFix() throws Exception {
-        TestDatabase small = TestPostgres.newDatabase(CliIT.class);
-        small.execute("CREATE TABLE article (id bigint PRIMARY KEY);"
-                + "CREATE TABLE comment (id bigserial PRIMARY KEY, article_id bigint REFERENCES article);"
-                + "CREATE INDEX ON comment (article_id); INSERT INTO article VALUES (1), (2)");
-        try (Connection c = small.dataSource().getConnection()) {
-            Installation.apply(c, Installation.units(List.of(COMMENTS)));
-        }
+        TestDatabase small = twoArticles();
         small.execute("ALTER TABLE article ADD CONSTRAINT few CHECK (comments <= 2);"
                 + " INSERT INTO comment (article_id) VALUES (1), (1), (1), (2)");
         Run drained = cli(small, "drain");
@@ -306,6 +294,18 @@ class CliIT {
         assertThat(cli(small, "status").exit()).isZero();
         assertThat(small.queryRows("SELECT id, comments FROM article ORDER BY id"))
                 .containsExactly(List.of("1", "3"), List.of("2", "1"));
+    }
+
+    /** A database of two articles, whose comments the counter of COMMENTS counts. */
+    private static TestDatabase twoArticles() throws Exception {
+        TestDatabase small = TestPostgres.newDatabase(CliIT.class);
+        small.execute("CREATE TABLE article (id bigint PRIMARY KEY);"
+                + "CREATE TABLE comment (id bigserial PRIMARY KEY, article_id bigint REFERENCES article);"
+                + "CREATE INDEX ON comment (article_id); INSERT INTO article VALUES (1), (2)");
+        try (Connection c = small.dataSource().getConnection()) {
+            Installation.apply(c, Installation.units(List.of(COMMENTS)));
+        }
+        return small;
     }
 
     @Test
