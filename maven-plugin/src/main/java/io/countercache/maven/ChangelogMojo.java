@@ -34,9 +34,8 @@ import java.util.stream.Stream;
 abstract class ChangelogMojo extends AbstractMojo {
 
     /** The prune of a generated changelog or migration, which names the changelog. */
-    private static final Pattern PRUNE = Pattern.compile("countercache\\.prune\\('((?:[^']|'')*)'");
-    /** The counters it keeps, and one of them. */
-    private static final Pattern KEEP = Pattern.compile("countercache\\.prune\\('(?:[^']|'')*', ARRAY\\[([^]]*)]");
+    private static final Pattern PRUNE = Pattern.compile("countercache\\.prune\\('((?:[^']|'')*)', ARRAY\\[([^]]*)]");
+    /** One of the counters it keeps. */
     private static final Pattern LITERAL = Pattern.compile("'((?:[^']|'')*)'");
 
     /** The command that writes the changelog again, named in its header. */
@@ -126,8 +125,7 @@ abstract class ChangelogMojo extends AbstractMojo {
                 case "liquibase" -> files.put(changelogFile().toPath().toAbsolutePath().normalize(), ChangelogWriter.render(
                         name, EntityModel.counters(entities, resolved), EntityModel.limits(entities), REGENERATE));
                 case "flyway" -> {
-                    Path dir = (migrations.isAbsolute() ? migrations : new File(project.getBasedir(), migrations.getPath()))
-                            .toPath().toAbsolutePath().normalize();
+                    Path dir = migrationsDir();
                     MigrationWriter.render(name, EntityModel.counters(entities, resolved), EntityModel.limits(entities),
                             REGENERATE).forEach((f, text) -> files.put(dir.resolve(f), text));
                 }
@@ -176,14 +174,12 @@ abstract class ChangelogMojo extends AbstractMojo {
     private void keepsItsName(String name, Map<Path, String> generated) throws MojoExecutionException,
             MojoFailureException {
         Set<String> declared = new HashSet<>();
-        generated.values().forEach(text -> declared.addAll(kept(text)));
+        generated.values().forEach(text -> declared.addAll(pruneOf(text).kept()));
         List<Path> before = new ArrayList<>();
         try {
             if ("flyway".equals(format)) {
-                Path dir = (migrations.isAbsolute() ? migrations : new File(project.getBasedir(), migrations.getPath()))
-                        .toPath();
-                if (Files.isDirectory(dir)) {
-                    try (Stream<Path> files = Files.list(dir)) {
+                if (Files.isDirectory(migrationsDir())) {
+                    try (Stream<Path> files = Files.list(migrationsDir())) {
                         files.filter(f -> f.getFileName().toString().matches("R__countercache_.*(?<!_recount)\\.sql"))
                                 .sorted().forEach(before::add);
                     }
@@ -192,18 +188,16 @@ abstract class ChangelogMojo extends AbstractMojo {
                 before.add(changelogFile().toPath());
             }
             for (Path f : before) {
-                Matcher prune = PRUNE.matcher(Files.readString(f, StandardCharsets.UTF_8));
-                String old = prune.find() ? prune.group(1).replace("''", "'") : null;
-                String text = Files.readString(f, StandardCharsets.UTF_8);
-                boolean same = !"flyway".equals(format) || kept(text).stream().anyMatch(declared::contains);
-                if (old != null && !old.equals(name) && same) {
+                Prune old = pruneOf(Files.readString(f, StandardCharsets.UTF_8));
+                boolean same = !"flyway".equals(format) || old.kept().stream().anyMatch(declared::contains);
+                if (old.name() != null && !old.name().equals(name) && same) {
                     throw new MojoFailureException("countercache: " + project.getBasedir().toPath().relativize(
-                            f.toAbsolutePath()) + " was generated under the name \"" + old + "\", and this run would name"
-                            + " it \"" + name + "\"" + (changelogName != null ? "" : " (the package that holds every"
-                            + " entity)") + "; a changelog keeps its name, since its prune forgets only the counters of"
-                            + " its own name" + ("flyway".equals(format) ? " and Flyway would run both sets" : "")
-                            + ": set <changelogName>" + old + "</changelogName> on the plugin (to rename it on purpose,"
-                            + " delete the old file first)");
+                            f.toAbsolutePath()) + " was generated under the name \"" + old.name() + "\", and this run"
+                            + " would name it \"" + name + "\"" + (changelogName != null ? "" : " (the package that"
+                            + " holds every entity)") + "; a changelog keeps its name, since its prune forgets only the"
+                            + " counters of its own name" + ("flyway".equals(format) ? " and Flyway would run both sets"
+                            : "") + ": set <changelogName>" + old.name() + "</changelogName> on the plugin (to rename"
+                            + " it on purpose, delete the old file first)");
                 }
             }
         } catch (IOException e) {
@@ -211,17 +205,27 @@ abstract class ChangelogMojo extends AbstractMojo {
         }
     }
 
-    /** The counters a generated text's prune keeps. */
-    private static Set<String> kept(String text) {
-        Set<String> names = new HashSet<>();
-        Matcher keep = KEEP.matcher(text);
-        if (keep.find()) {
-            Matcher literal = LITERAL.matcher(keep.group(1));
-            while (literal.find()) {
-                names.add(literal.group(1).replace("''", "'"));
-            }
+    /** A generated text's prune: the changelog's name (null when none) and the counters it keeps. */
+    private record Prune(String name, Set<String> kept) {
+    }
+
+    private static Prune pruneOf(String text) {
+        Matcher prune = PRUNE.matcher(text);
+        if (!prune.find()) {
+            return new Prune(null, Set.of());
         }
-        return names;
+        Set<String> kept = new HashSet<>();
+        Matcher literal = LITERAL.matcher(prune.group(2));
+        while (literal.find()) {
+            kept.add(literal.group(1).replace("''", "'"));
+        }
+        return new Prune(prune.group(1).replace("''", "'"), kept);
+    }
+
+    /** The directory of the Flyway migrations. */
+    private Path migrationsDir() {
+        return (migrations.isAbsolute() ? migrations : new File(project.getBasedir(), migrations.getPath())).toPath()
+                .toAbsolutePath().normalize();
     }
 
     private URL[] classpath() throws MojoExecutionException {
