@@ -86,8 +86,9 @@ public final class CatalogCheck {
         if (declared.isEmpty() || !installed(c)) {
             return problems;
         }
-        try (PreparedStatement ps = c.prepareStatement("SELECT l.period OPERATOR(pg_catalog.=) ?::pg_catalog.interval,"
-                + " l.default_limit, l.time_zone, l.retention, l.period::pg_catalog.text FROM countercache.limits() l"
+        // the periods as written: interval's = takes "1 month" for "30 days"
+        try (PreparedStatement ps = c.prepareStatement("SELECT l.period::pg_catalog.text OPERATOR(pg_catalog.=)"
+                + " ?::pg_catalog.interval::pg_catalog.text, l.default_limit, l.time_zone, l.retention, l.period::pg_catalog.text FROM countercache.limits() l"
                 + " WHERE l.name OPERATOR(pg_catalog.=) ?")) {
             for (LimitDefinition d : declared) {
                 ps.setString(1, d.period());

@@ -213,4 +213,70 @@ class LimitsIT {
         assertThat(db.queryLong("SELECT countercache.prune_limit_usage()")).isPositive();
         assertThat(db.queryLong("SELECT count(*) FROM countercache.limit_usage WHERE key = 'old'")).isZero();
     }
+
+    @Test
+    void aChangedPeriodTakesEffectWhereIntervalsCompareEqual() throws Exception {
+        // interval's = takes '1 month' for '30 days': the change must reach the catalog, and the boot check see it
+        List<LimitDefinition> declared = List.of(new LimitDefinition("Customer", "monthly", "1 month", 10, "UTC", 2));
+        try (Connection c = db.dataSource().getConnection()) {
+            db.execute("SELECT countercache.define_limit('monthly', interval '30 days', 10)");
+            assertThat(CatalogCheck.limitDifferences(c, declared)).singleElement().asString()
+                    .contains("period is \"1 month\" in the code but \"30 days\" in the database");
+            db.execute("SELECT countercache.define_limit('monthly', interval '1 month', 10)");
+            assertThat(db.queryRows("SELECT period::text FROM countercache.limits() WHERE name = 'monthly'"))
+                    .containsExactly(List.of("1 mon"));
+            assertThat(CatalogCheck.limitDifferences(c, declared)).isEmpty();
+        } finally {
+            db.execute("DELETE FROM countercache.limit_def WHERE name = 'monthly'");
+        }
+    }
+
+    @Test
+    void anAdmissionCountsInThePeriodOfItsStatementNotOfItsTransactionsStart() throws Exception {
+        // "second" has periods of one second; this transaction stays open across a turn of one
+        try (Connection c = db.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            Limits.Admission first = Limits.admit(c, "second", "open");
+            Thread.sleep(1_100);
+            Limits.Admission later = Limits.admit(c, "second", "open");
+            c.commit();
+            assertThat(later.periodStart()).isAfter(first.periodStart());
+            assertThat(later.admittedCount()).as("the first of its period").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void periodsEndAndArePrunedOnTheLimitsClockWhateverTheSessionsTimeZone() throws Exception {
+        // a month in Vienna, read and pruned by a session in UTC: a month's length in UTC differs from Vienna's by the
+        // hour of a DST change. The retention reaches back to a month whose start has the other offset, when one has.
+        java.time.ZoneId vienna = java.time.ZoneId.of("Europe/Vienna");
+        java.time.ZonedDateTime month = java.time.ZonedDateTime.now(vienna).withDayOfMonth(1).toLocalDate()
+                .atStartOfDay(vienna);
+        int retention = 1;
+        while (retention < 12 && month.minusMonths(retention).getOffset().equals(month.getOffset())) {
+            retention++;
+        }
+        String kept = month.minusMonths(retention).toLocalDate() + " 00:00 Europe/Vienna";
+        String gone = month.minusMonths(retention + 1).toLocalDate() + " 00:00 Europe/Vienna";
+        try (Connection c = db.dataSource().getConnection(); var st = c.createStatement()) {
+            st.execute("SET TimeZone = 'UTC'");
+            st.execute("SELECT countercache.define_limit('vienna', interval '1 month', 10, 'Europe/Vienna', " + retention + ")");
+            st.execute("INSERT INTO countercache.limit_usage VALUES ('vienna', 'march', '2024-03-01 00:00 Europe/Vienna',"
+                    + " 1, 1, true, 10), ('vienna', 'kept', '" + kept + "', 1, 1, true, 10),"
+                    + " ('vienna', 'gone', '" + gone + "', 1, 1, true, 10)");
+            try (var rs = st.executeQuery("SELECT period_end = '2024-04-01 00:00 Europe/Vienna'"
+                    + " FROM countercache.limit_usage_report WHERE limit_name = 'vienna' AND key = 'march'")) {
+                assertThat(rs.next() && rs.getBoolean(1)).as("March ends at midnight in Vienna").isTrue();
+            }
+            st.execute("SELECT countercache.prune_limit_usage()");
+            try (var rs = st.executeQuery("SELECT string_agg(key, ',' ORDER BY key) FROM countercache.limit_usage"
+                    + " WHERE limit_name = 'vienna'")) {
+                rs.next();
+                assertThat(rs.getString(1)).as("retention " + retention + " keeps " + kept).isEqualTo("kept");
+            }
+        } finally {
+            db.execute("DELETE FROM countercache.limit_usage WHERE limit_name = 'vienna'");
+            db.execute("DELETE FROM countercache.limit_def WHERE name = 'vienna'");
+        }
+    }
 }

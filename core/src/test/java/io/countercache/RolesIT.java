@@ -361,6 +361,56 @@ class RolesIT {
         BlogSchema.assertExactAfterRollup(own);
     }
 
+    /**
+     * The triggers run as the schema's owner: a table the application owns may get row-level security whose policy
+     * would hide rows from the capture, or run the application's code with the owner's rights. The owner reads such a
+     * table with row_security off, so the statement fails instead, and the boot check names the table and the fix.
+     */
+    @Test
+    @Order(8)
+    void aPolicyOfATableTheSchemaOwnerDoesNotOwnNeverRunsAsItAndIsReported() throws Exception {
+        TestDatabase own = TestPostgres.newDatabase(RolesIT.class);
+        PGSimpleDataSource migrator = migratorOwning(own);
+        run(migrator, BlogSchema.TABLES);
+        try (Connection c = migrator.getConnection()) {
+            Installation.apply(c, Installation.units(BlogSchema.EVERY));
+        }
+        run(migrator, "INSERT INTO blog_user (id) VALUES (1); INSERT INTO blog_article (id) VALUES (1);"
+                + "INSERT INTO blog_comment (creator_id, article_id, publish_status) VALUES (1, 1, 'public')");
+        // the application's table, which the migrator may read (it needs no more: its triggers are in place)
+        own.execute("ALTER TABLE blog_comment OWNER TO app_user; GRANT SELECT ON blog_comment TO migrator;"
+                + " GRANT CREATE ON SCHEMA public TO app_user;"
+                + " GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO app_user");
+        PGSimpleDataSource app = new PGSimpleDataSource();
+        app.setUrl(own.jdbcUrl());
+        app.setUser("app_user");
+        app.setPassword("app");
+        run(app, "CREATE TABLE ran_as (who name);"
+                + " CREATE FUNCTION peek() RETURNS boolean LANGUAGE plpgsql AS $$ BEGIN"
+                + " INSERT INTO public.ran_as VALUES (current_user); RETURN true; END $$;"
+                + " GRANT INSERT ON ran_as TO PUBLIC;"
+                + " ALTER TABLE blog_comment ENABLE ROW LEVEL SECURITY;"
+                + " CREATE POLICY peeking ON blog_comment USING (public.peek())");
+        assertThatThrownBy(() -> run(app, "TRUNCATE blog_comment")).as("the capture reads what it takes back")
+                .hasMessageContaining("query would be affected by row-level security policy for table \"blog_comment\"");
+        assertThat(own.queryRows("SELECT DISTINCT who FROM ran_as WHERE who <> 'app_user'")).as("ran as another role")
+                .isEmpty();
+        assertThat(own.queryRows("SELECT problem || '; fix: ' || fix FROM countercache.installed_problems(NULL)"))
+                .isNotEmpty().allSatisfy(p -> assertThat(p.get(0))
+                        .contains("row-level security on public.blog_comment applies to migrator, the owner of the"
+                                + " countercache schema, as whom the triggers read it")
+                        .contains("ALTER ROLE migrator BYPASSRLS"));
+        own.execute("ALTER ROLE migrator BYPASSRLS");
+        try {
+            assertThat(own.queryRows("SELECT * FROM countercache.installed_problems(NULL)")).as("with the fix").isEmpty();
+            run(app, "TRUNCATE blog_comment");
+            assertThat(own.queryRows("SELECT DISTINCT who FROM ran_as WHERE who <> 'app_user'")).isEmpty();
+            BlogSchema.assertExactAfterRollup(own);
+        } finally {
+            own.execute("ALTER ROLE migrator NOBYPASSRLS");
+        }
+    }
+
     /** What in the countercache schema, the schema included, a role does not own. */
     private static List<List<String>> notOwnedBy(TestDatabase own, String role) {
         return own.queryRows("SELECT c.oid::regclass::text FROM pg_class c WHERE c.relnamespace ="

@@ -9,6 +9,12 @@
 -- defaults and checks name pg_catalog's functions and operators, so a migrator whose search_path puts another
 -- schema first cannot bind them to look-alikes.
 
+-- The install runs with pg_catalog (and pg_temp) alone on its path, as every function does: an operator or function
+-- that a role which may create in a schema of the migrator's path planted there, one that fits a call exactly where
+-- pg_catalog's needs a cast (oid = regprocedure, say), would otherwise be chosen, and run as the migrator, or be bound
+-- into a view. LOCAL: the migration's own transaction only (Liquibase, Flyway and Installation.apply run this in one).
+SET LOCAL search_path = pg_catalog, pg_temp;
+
 -- Only the schema's owner (or a role that has its rights, or a superuser) may install over it: another role's install
 -- would stop at its first CREATE OR REPLACE with "must be owner of function". Say who owns it, and how to hand it
 -- over (transfer_ownership, below: an install made by a superuser, then upgraded by a migrator that is not one).
@@ -1208,6 +1214,7 @@ CREATE OR REPLACE FUNCTION countercache.lock_parents(counter_id integer, parents
 RETURNS bigint[]
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET row_security = off   -- see counter_problems: a policy would run, or hide rows, as the owner
 AS $fn$
 DECLARE
     c countercache.counter;
@@ -1328,8 +1335,9 @@ BEGIN
     RETURN QUERY SELECT * FROM countercache.packed_key_problems(c);
     SELECT * INTO other FROM countercache.counter k
      WHERE k.target_schema = c.target_schema AND k.target_table = c.target_table AND k.id <> c.id
-       AND (k.bucket_parent, k.bucket_column, k.bucket_period, k.bucket_zone, k.bucket_retention)
-           IS DISTINCT FROM (c.bucket_parent, c.bucket_column, c.bucket_period, c.bucket_zone, c.bucket_retention)
+       -- periods as written: interval's = takes '1 month' for '30 days'
+       AND (k.bucket_parent, k.bucket_column, k.bucket_period::text, k.bucket_zone, k.bucket_retention)
+           IS DISTINCT FROM (c.bucket_parent, c.bucket_column, c.bucket_period::text, c.bucket_zone, c.bucket_retention)
      ORDER BY k.id LIMIT 1;
     IF FOUND THEN
         RETURN QUERY SELECT d || ': ' || format('%s keeps the rows of %I.%I by another parent, bucket, period or'
@@ -2115,8 +2123,11 @@ BEGIN
             CONTINUE;
         END IF;
         fn := countercache.trigger_function(each_kind, tbl_schema, tbl);
+        -- row_security off: a table the trigger reads (a path's middle table, the source a TRUNCATE empties) whose
+        -- policies applied to the owner would hide rows from the capture, or run their code with the owner's
+        -- rights; such a statement fails instead, and counter_problems names the table before it can
         EXECUTE format(E'CREATE OR REPLACE FUNCTION countercache.%I()\nRETURNS trigger\nLANGUAGE plpgsql\n'
-                       || E'SECURITY DEFINER\nSET search_path = pg_catalog, pg_temp\nAS %L',
+                       || E'SECURITY DEFINER\nSET search_path = pg_catalog, pg_temp\nSET row_security = off\nAS %L',
                        fn, countercache.trigger_body(each_kind, cs));
         EXECUTE format('REVOKE ALL ON FUNCTION countercache.%I() FROM PUBLIC', fn);
         columns := CASE each_kind WHEN 'target' THEN ARRAY[(cs[1]).target_key]
@@ -2766,6 +2777,8 @@ DECLARE
     probe refcursor;
     untrusted text;
     elsewhere text;
+    parsed text[];       -- the condition's tree under each of two settings of what converts its literals
+    saved text[];
     -- the type source_fk must have: the middle table's key, a bucket's parent, a two-column key's first column, or
     -- the target key
     fk_type text := coalesce(via_key_type,
@@ -2997,7 +3010,32 @@ BEGIN
                AND d.refclassid = 'pg_class'::regclass
                AND d.refobjid NOT IN ('pg_temp.countercache_probe'::regclass,
                                       to_regclass(format('%I.%I', source_schema, source_table)));
+            -- A literal compared with a column is converted once, when the condition is parsed, by the settings of
+            -- the session that parses it: a writer's for the capture, the worker's for a recount. '2024-01-01'
+            -- against a timestamptz column (TimeZone), '01/02/2024' (DateStyle) or an interval's '-1 2:00'
+            -- (IntervalStyle) would count a row in one and not in the other. The view is parsed again, in place
+            -- (its own oid stays, which its tree names), under two settings of the three; a condition whose tree
+            -- differs is refused.
+            saved := ARRAY[current_setting('TimeZone'), current_setting('DateStyle'), current_setting('IntervalStyle')];
+            FOR i IN 1..2 LOOP
+                PERFORM set_config('TimeZone', (ARRAY['Pacific/Kiritimati', 'Pacific/Pago_Pago'])[i], true),
+                        set_config('DateStyle', (ARRAY['ISO, DMY', 'ISO, MDY'])[i], true),
+                        set_config('IntervalStyle', (ARRAY['postgres', 'sql_standard'])[i], true);
+                EXECUTE format('CREATE OR REPLACE TEMP VIEW countercache_probe AS SELECT (%s) AS x FROM %I.%I AS %I',
+                    coalesce(condition, 'true'), source_schema, source_table, source_table);
+                parsed[i] := (SELECT rw.ev_action::text FROM pg_rewrite rw
+                               WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass);
+            END LOOP;
+            PERFORM set_config('TimeZone', saved[1], true), set_config('DateStyle', saved[2], true),
+                    set_config('IntervalStyle', saved[3], true);
             DROP VIEW pg_temp.countercache_probe;
+            IF parsed[1] IS DISTINCT FROM parsed[2] THEN
+                RETURN QUERY SELECT d || ': ' || format('where = "%s" reads differently in another time zone, date'
+                    ' style or interval style', condition),
+                    'a literal it compares is converted by the settings of the session that parses it (each writer''s,'
+                    ' and the worker''s): write times with their offset (''2024-01-01 00:00+00''), dates as ISO '
+                    '(''2024-01-31''), and intervals without a leading sign';
+            END IF;
             IF elsewhere IS NOT NULL THEN
                 RETURN QUERY SELECT d || ': ' || format('where = "%s" reads %s besides %I.%I', condition, elsewhere,
                     source_schema, source_table),
@@ -3052,6 +3090,24 @@ BEGIN
         RETURN QUERY SELECT d || ': ' || format('touch column %I.%I.%I is a counter', target_schema, target_table,
             c.touch_column), 'touch a timestamp column that no counter keeps';
     END IF;
+    -- The triggers, exact reads and the bucket rows' parent locks run as the schema's owner (SECURITY DEFINER) with
+    -- row_security off: on a source, middle or parent table whose row-level security applies to that role, a policy
+    -- would hide rows from the capture (a count left short), or run code the table's owner wrote with the schema
+    -- owner's rights; instead the statement fails. Said here, at install and boot, not at that statement.
+    RETURN QUERY
+    SELECT d || ': ' || format('row-level security on %s applies to %I, the owner of the countercache schema, as'
+                               ' whom the triggers read it', rel.oid::regclass, o.rolname),
+           format('ALTER ROLE %I BYPASSRLS (as a superuser), or have %I own %s without FORCE ROW LEVEL SECURITY',
+                  o.rolname, o.rolname, rel.oid::regclass)
+      FROM pg_namespace n
+      JOIN pg_roles o ON o.oid = n.nspowner
+     CROSS JOIN (SELECT to_regclass(format('%I.%I', x.s, x.t)) AS tbl
+                   FROM countercache.counter_tables(c) x(kind, s, t) WHERE x.kind <> 'target'
+                 UNION
+                 SELECT p.tbl FROM countercache.bucket_parent_table(c) p) r
+      JOIN pg_class rel ON rel.oid = r.tbl
+     WHERE n.nspname = 'countercache' AND rel.relrowsecurity AND NOT (o.rolsuper OR o.rolbypassrls)
+       AND (rel.relforcerowsecurity OR NOT pg_has_role(o.oid, rel.relowner, 'USAGE'));
 END
 $fn$;
 
@@ -4814,8 +4870,9 @@ BEGIN
     ON CONFLICT ON CONSTRAINT limit_def_pkey DO UPDATE
        SET period = excluded.period, time_zone = excluded.time_zone, default_limit = excluded.default_limit,
            retention = excluded.retention, declared_by = excluded.declared_by, defined_at = now()
-     WHERE (l.period, l.time_zone, l.default_limit, l.retention, l.declared_by)
-           IS DISTINCT FROM (excluded.period, excluded.time_zone, excluded.default_limit, excluded.retention,
+     -- the period as written: interval's = takes '1 month' for '30 days', and would keep the old one
+     WHERE (l.period::text, l.time_zone, l.default_limit, l.retention, l.declared_by)
+           IS DISTINCT FROM (excluded.period::text, excluded.time_zone, excluded.default_limit, excluded.retention,
                              excluded.declared_by);
 END
 $fn$;
@@ -4898,14 +4955,17 @@ BEGIN
     -- foreign key check shares its parent row. A row lock, not an advisory lock: only the library's roles have the
     -- right on limit_def that locking its rows needs, where any role could take an advisory lock and stall a limit.
     PERFORM FROM countercache.limit_def l WHERE l.name = admit_report.limit_name FOR KEY SHARE;
-    -- a new statement, so a new snapshot: it sees any change of the limit committed before the lock was granted
+    -- a new statement, so a new snapshot: it sees any change of the limit committed before the lock was granted.
+    -- The period and the key's limit are those of the statement's time, not the transaction's start: a transaction
+    -- open across a turn of the period would otherwise spend the old period's room on the new period's requests.
     INSERT INTO countercache.limit_usage AS u (limit_name, key, period_start, admitted, attempted, last_admitted,
                                               max_admits)
-    SELECT l.name, admit_report.key, countercache.period_start(l.period, l.time_zone, now()),
+    SELECT l.name, admit_report.key, countercache.period_start(l.period, l.time_zone, statement_timestamp()),
            least(1, x.cap), 1, x.cap > 0, x.cap
       FROM countercache.limit_def l,
            LATERAL (SELECT coalesce((SELECT k.max_admits FROM countercache.limit_key k
-                                      WHERE k.limit_name = l.name AND k.key = admit_report.key AND k.valid @> now()),
+                                      WHERE k.limit_name = l.name AND k.key = admit_report.key
+                                        AND k.valid @> statement_timestamp()),
                                     l.default_limit) AS cap) x
      WHERE l.name = admit_report.limit_name
     ON CONFLICT ON CONSTRAINT limit_usage_pkey DO UPDATE
@@ -4933,12 +4993,16 @@ AS $fn$
     SELECT r.admitted FROM countercache.admit_report(limit_name, key) r
 $fn$;
 
--- Usage per limit, key and period, with the limit in force now.
+-- Usage per limit, key and period, with the limit in force now. A period ends on the limit's clock, as it starts
+-- (period_start): the session's time zone would move the end of a day or a month by an hour across a DST change.
 CREATE OR REPLACE VIEW countercache.limit_usage_report AS
-    SELECT u.limit_name, u.key, u.period_start, u.period_start + l.period AS period_end, u.admitted, u.attempted,
+    SELECT u.limit_name, u.key, u.period_start,
+           ((u.period_start AT TIME ZONE l.time_zone) + l.period) AT TIME ZONE l.time_zone AS period_end,
+           u.admitted, u.attempted,
            u.attempted - u.admitted AS rejected,
            coalesce((SELECT k.max_admits FROM countercache.limit_key k
-                      WHERE k.limit_name = u.limit_name AND k.key = u.key AND k.valid @> now()), l.default_limit)
+                      WHERE k.limit_name = u.limit_name AND k.key = u.key AND k.valid OPERATOR(pg_catalog.@>) now()),
+                    l.default_limit)
                AS max_admits_now
       FROM countercache.limit_usage u
       JOIN countercache.limit_def l ON l.name = u.limit_name;
@@ -4951,7 +5015,10 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
     WITH old AS (
         SELECT u.ctid FROM countercache.limit_usage u JOIN countercache.limit_def l ON l.name = u.limit_name
-         WHERE u.period_start < countercache.period_start(l.period, l.time_zone, now()) - l.period * l.retention
+         -- counted back on the limit's clock, as bucket_cutoff counts: in the session's time zone a month's cutoff
+         -- would fall an hour after the start of a period it keeps, across a DST change
+         WHERE u.period_start < (countercache.period_start(l.period, l.time_zone, now()) AT TIME ZONE l.time_zone
+                                 - l.period * l.retention) AT TIME ZONE l.time_zone
          LIMIT max_rows FOR UPDATE OF u SKIP LOCKED
     ), gone AS (
         DELETE FROM countercache.limit_usage u USING old WHERE u.ctid = old.ctid RETURNING 1
@@ -5024,6 +5091,7 @@ CREATE OR REPLACE FUNCTION countercache.exact(counter_id integer, ids bigint[] D
 RETURNS TABLE (target_id bigint, target_uuid uuid, value numeric)
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET row_security = off   -- see counter_problems: a policy would run, or hide rows, as the owner
 AS $fn$
 DECLARE
     c countercache.counter := countercache.counter_of(exact.counter_id, 'countercache.exact');
@@ -5134,7 +5202,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '341e4fda329b5539' $fn$;
+AS $fn$ SELECT 'ac0206f2e8788911' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5194,8 +5262,9 @@ BEGIN
         FOR grantee IN
             SELECT DISTINCT pg_catalog.pg_get_userbyid(a.grantee)
               FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
-             WHERE p.oid = rule.held::pg_catalog.regprocedure
-               AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0 AND a.grantee <> p.proowner
+             WHERE p.oid OPERATOR(pg_catalog.=) rule.held::pg_catalog.regprocedure::pg_catalog.oid
+               AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE'
+               AND a.grantee OPERATOR(pg_catalog.<>) 0::pg_catalog.oid AND a.grantee OPERATOR(pg_catalog.<>) p.proowner
         LOOP
             EXECUTE pg_catalog.format('GRANT %s TO %I', rule.added, grantee);
         END LOOP;
@@ -5294,7 +5363,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('341e4fda329b5539');
+SELECT countercache.built_by('ac0206f2e8788911');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5380,7 +5449,7 @@ SELECT countercache.define_counter('{
 SELECT countercache.install_triggers('public', 'post');
 
 -- countercache-target-public.topic: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('341e4fda329b5539');
+SELECT countercache.built_by('ac0206f2e8788911');
 SELECT countercache.install_triggers('public', 'topic',
     ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[],
     ARRAY['b58fa54e25e7d1b250528a49', '2055b04c73844508f4a7e2be']::text[]);

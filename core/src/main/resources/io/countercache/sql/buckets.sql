@@ -182,6 +182,7 @@ CREATE OR REPLACE FUNCTION countercache.lock_parents(counter_id integer, parents
 RETURNS bigint[]
 LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET row_security = off   -- see counter_problems: a policy would run, or hide rows, as the owner
 AS $fn$
 DECLARE
     c countercache.counter;
@@ -302,8 +303,9 @@ BEGIN
     RETURN QUERY SELECT * FROM countercache.packed_key_problems(c);
     SELECT * INTO other FROM countercache.counter k
      WHERE k.target_schema = c.target_schema AND k.target_table = c.target_table AND k.id <> c.id
-       AND (k.bucket_parent, k.bucket_column, k.bucket_period, k.bucket_zone, k.bucket_retention)
-           IS DISTINCT FROM (c.bucket_parent, c.bucket_column, c.bucket_period, c.bucket_zone, c.bucket_retention)
+       -- periods as written: interval's = takes '1 month' for '30 days'
+       AND (k.bucket_parent, k.bucket_column, k.bucket_period::text, k.bucket_zone, k.bucket_retention)
+           IS DISTINCT FROM (c.bucket_parent, c.bucket_column, c.bucket_period::text, c.bucket_zone, c.bucket_retention)
      ORDER BY k.id LIMIT 1;
     IF FOUND THEN
         RETURN QUERY SELECT d || ': ' || format('%s keeps the rows of %I.%I by another parent, bucket, period or'

@@ -60,6 +60,8 @@ DECLARE
     probe refcursor;
     untrusted text;
     elsewhere text;
+    parsed text[];       -- the condition's tree under each of two settings of what converts its literals
+    saved text[];
     -- the type source_fk must have: the middle table's key, a bucket's parent, a two-column key's first column, or
     -- the target key
     fk_type text := coalesce(via_key_type,
@@ -291,7 +293,32 @@ BEGIN
                AND d.refclassid = 'pg_class'::regclass
                AND d.refobjid NOT IN ('pg_temp.countercache_probe'::regclass,
                                       to_regclass(format('%I.%I', source_schema, source_table)));
+            -- A literal compared with a column is converted once, when the condition is parsed, by the settings of
+            -- the session that parses it: a writer's for the capture, the worker's for a recount. '2024-01-01'
+            -- against a timestamptz column (TimeZone), '01/02/2024' (DateStyle) or an interval's '-1 2:00'
+            -- (IntervalStyle) would count a row in one and not in the other. The view is parsed again, in place
+            -- (its own oid stays, which its tree names), under two settings of the three; a condition whose tree
+            -- differs is refused.
+            saved := ARRAY[current_setting('TimeZone'), current_setting('DateStyle'), current_setting('IntervalStyle')];
+            FOR i IN 1..2 LOOP
+                PERFORM set_config('TimeZone', (ARRAY['Pacific/Kiritimati', 'Pacific/Pago_Pago'])[i], true),
+                        set_config('DateStyle', (ARRAY['ISO, DMY', 'ISO, MDY'])[i], true),
+                        set_config('IntervalStyle', (ARRAY['postgres', 'sql_standard'])[i], true);
+                EXECUTE format('CREATE OR REPLACE TEMP VIEW countercache_probe AS SELECT (%s) AS x FROM %I.%I AS %I',
+                    coalesce(condition, 'true'), source_schema, source_table, source_table);
+                parsed[i] := (SELECT rw.ev_action::text FROM pg_rewrite rw
+                               WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass);
+            END LOOP;
+            PERFORM set_config('TimeZone', saved[1], true), set_config('DateStyle', saved[2], true),
+                    set_config('IntervalStyle', saved[3], true);
             DROP VIEW pg_temp.countercache_probe;
+            IF parsed[1] IS DISTINCT FROM parsed[2] THEN
+                RETURN QUERY SELECT d || ': ' || format('where = "%s" reads differently in another time zone, date'
+                    ' style or interval style', condition),
+                    'a literal it compares is converted by the settings of the session that parses it (each writer''s,'
+                    ' and the worker''s): write times with their offset (''2024-01-01 00:00+00''), dates as ISO '
+                    '(''2024-01-31''), and intervals without a leading sign';
+            END IF;
             IF elsewhere IS NOT NULL THEN
                 RETURN QUERY SELECT d || ': ' || format('where = "%s" reads %s besides %I.%I', condition, elsewhere,
                     source_schema, source_table),
@@ -346,6 +373,24 @@ BEGIN
         RETURN QUERY SELECT d || ': ' || format('touch column %I.%I.%I is a counter', target_schema, target_table,
             c.touch_column), 'touch a timestamp column that no counter keeps';
     END IF;
+    -- The triggers, exact reads and the bucket rows' parent locks run as the schema's owner (SECURITY DEFINER) with
+    -- row_security off: on a source, middle or parent table whose row-level security applies to that role, a policy
+    -- would hide rows from the capture (a count left short), or run code the table's owner wrote with the schema
+    -- owner's rights; instead the statement fails. Said here, at install and boot, not at that statement.
+    RETURN QUERY
+    SELECT d || ': ' || format('row-level security on %s applies to %I, the owner of the countercache schema, as'
+                               ' whom the triggers read it', rel.oid::regclass, o.rolname),
+           format('ALTER ROLE %I BYPASSRLS (as a superuser), or have %I own %s without FORCE ROW LEVEL SECURITY',
+                  o.rolname, o.rolname, rel.oid::regclass)
+      FROM pg_namespace n
+      JOIN pg_roles o ON o.oid = n.nspowner
+     CROSS JOIN (SELECT to_regclass(format('%I.%I', x.s, x.t)) AS tbl
+                   FROM countercache.counter_tables(c) x(kind, s, t) WHERE x.kind <> 'target'
+                 UNION
+                 SELECT p.tbl FROM countercache.bucket_parent_table(c) p) r
+      JOIN pg_class rel ON rel.oid = r.tbl
+     WHERE n.nspname = 'countercache' AND rel.relrowsecurity AND NOT (o.rolsuper OR o.rolbypassrls)
+       AND (rel.relforcerowsecurity OR NOT pg_has_role(o.oid, rel.relowner, 'USAGE'));
 END
 $fn$;
 

@@ -56,8 +56,9 @@ BEGIN
         FOR grantee IN
             SELECT DISTINCT pg_catalog.pg_get_userbyid(a.grantee)
               FROM pg_catalog.pg_proc p, pg_catalog.aclexplode(p.proacl) a
-             WHERE p.oid = rule.held::pg_catalog.regprocedure
-               AND a.privilege_type = 'EXECUTE' AND a.grantee <> 0 AND a.grantee <> p.proowner
+             WHERE p.oid OPERATOR(pg_catalog.=) rule.held::pg_catalog.regprocedure::pg_catalog.oid
+               AND a.privilege_type OPERATOR(pg_catalog.=) 'EXECUTE'
+               AND a.grantee OPERATOR(pg_catalog.<>) 0::pg_catalog.oid AND a.grantee OPERATOR(pg_catalog.<>) p.proowner
         LOOP
             EXECUTE pg_catalog.format('GRANT %s TO %I', rule.added, grantee);
         END LOOP;

@@ -78,8 +78,9 @@ BEGIN
     ON CONFLICT ON CONSTRAINT limit_def_pkey DO UPDATE
        SET period = excluded.period, time_zone = excluded.time_zone, default_limit = excluded.default_limit,
            retention = excluded.retention, declared_by = excluded.declared_by, defined_at = now()
-     WHERE (l.period, l.time_zone, l.default_limit, l.retention, l.declared_by)
-           IS DISTINCT FROM (excluded.period, excluded.time_zone, excluded.default_limit, excluded.retention,
+     -- the period as written: interval's = takes '1 month' for '30 days', and would keep the old one
+     WHERE (l.period::text, l.time_zone, l.default_limit, l.retention, l.declared_by)
+           IS DISTINCT FROM (excluded.period::text, excluded.time_zone, excluded.default_limit, excluded.retention,
                              excluded.declared_by);
 END
 $fn$;
@@ -162,14 +163,17 @@ BEGIN
     -- foreign key check shares its parent row. A row lock, not an advisory lock: only the library's roles have the
     -- right on limit_def that locking its rows needs, where any role could take an advisory lock and stall a limit.
     PERFORM FROM countercache.limit_def l WHERE l.name = admit_report.limit_name FOR KEY SHARE;
-    -- a new statement, so a new snapshot: it sees any change of the limit committed before the lock was granted
+    -- a new statement, so a new snapshot: it sees any change of the limit committed before the lock was granted.
+    -- The period and the key's limit are those of the statement's time, not the transaction's start: a transaction
+    -- open across a turn of the period would otherwise spend the old period's room on the new period's requests.
     INSERT INTO countercache.limit_usage AS u (limit_name, key, period_start, admitted, attempted, last_admitted,
                                               max_admits)
-    SELECT l.name, admit_report.key, countercache.period_start(l.period, l.time_zone, now()),
+    SELECT l.name, admit_report.key, countercache.period_start(l.period, l.time_zone, statement_timestamp()),
            least(1, x.cap), 1, x.cap > 0, x.cap
       FROM countercache.limit_def l,
            LATERAL (SELECT coalesce((SELECT k.max_admits FROM countercache.limit_key k
-                                      WHERE k.limit_name = l.name AND k.key = admit_report.key AND k.valid @> now()),
+                                      WHERE k.limit_name = l.name AND k.key = admit_report.key
+                                        AND k.valid @> statement_timestamp()),
                                     l.default_limit) AS cap) x
      WHERE l.name = admit_report.limit_name
     ON CONFLICT ON CONSTRAINT limit_usage_pkey DO UPDATE
@@ -197,12 +201,16 @@ AS $fn$
     SELECT r.admitted FROM countercache.admit_report(limit_name, key) r
 $fn$;
 
--- Usage per limit, key and period, with the limit in force now.
+-- Usage per limit, key and period, with the limit in force now. A period ends on the limit's clock, as it starts
+-- (period_start): the session's time zone would move the end of a day or a month by an hour across a DST change.
 CREATE OR REPLACE VIEW countercache.limit_usage_report AS
-    SELECT u.limit_name, u.key, u.period_start, u.period_start + l.period AS period_end, u.admitted, u.attempted,
+    SELECT u.limit_name, u.key, u.period_start,
+           ((u.period_start AT TIME ZONE l.time_zone) + l.period) AT TIME ZONE l.time_zone AS period_end,
+           u.admitted, u.attempted,
            u.attempted - u.admitted AS rejected,
            coalesce((SELECT k.max_admits FROM countercache.limit_key k
-                      WHERE k.limit_name = u.limit_name AND k.key = u.key AND k.valid @> now()), l.default_limit)
+                      WHERE k.limit_name = u.limit_name AND k.key = u.key AND k.valid OPERATOR(pg_catalog.@>) now()),
+                    l.default_limit)
                AS max_admits_now
       FROM countercache.limit_usage u
       JOIN countercache.limit_def l ON l.name = u.limit_name;
@@ -215,7 +223,10 @@ SET search_path = pg_catalog, pg_temp
 AS $fn$
     WITH old AS (
         SELECT u.ctid FROM countercache.limit_usage u JOIN countercache.limit_def l ON l.name = u.limit_name
-         WHERE u.period_start < countercache.period_start(l.period, l.time_zone, now()) - l.period * l.retention
+         -- counted back on the limit's clock, as bucket_cutoff counts: in the session's time zone a month's cutoff
+         -- would fall an hour after the start of a period it keeps, across a DST change
+         WHERE u.period_start < (countercache.period_start(l.period, l.time_zone, now()) AT TIME ZONE l.time_zone
+                                 - l.period * l.retention) AT TIME ZONE l.time_zone
          LIMIT max_rows FOR UPDATE OF u SKIP LOCKED
     ), gone AS (
         DELETE FROM countercache.limit_usage u USING old WHERE u.ctid = old.ctid RETURNING 1

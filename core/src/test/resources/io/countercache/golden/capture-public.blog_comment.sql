@@ -3,6 +3,7 @@ CREATE OR REPLACE FUNCTION countercache.capture_public_blog_comment_<digest>()
  LANGUAGE plpgsql
  SECURITY DEFINER
  SET search_path TO 'pg_catalog', 'pg_temp'
+ SET row_security TO 'off'
 AS $function$#variable_conflict use_column
 DECLARE
     changed boolean;

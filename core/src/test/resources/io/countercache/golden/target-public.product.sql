@@ -3,6 +3,7 @@ CREATE OR REPLACE FUNCTION countercache.target_public_product_<digest>()
  LANGUAGE plpgsql
  SECURITY DEFINER
  SET search_path TO 'pg_catalog', 'pg_temp'
+ SET row_security TO 'off'
 AS $function$BEGIN
     IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'product' THEN
         RAISE EXCEPTION 'countercache: % serves % only, not %.%', TG_NAME, 'public.product', TG_TABLE_SCHEMA, TG_TABLE_NAME

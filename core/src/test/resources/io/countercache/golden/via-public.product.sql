@@ -3,6 +3,7 @@ CREATE OR REPLACE FUNCTION countercache.via_public_product_<digest>()
  LANGUAGE plpgsql
  SECURITY DEFINER
  SET search_path TO 'pg_catalog', 'pg_temp'
+ SET row_security TO 'off'
 AS $function$#variable_conflict use_column
 BEGIN
     IF TG_TABLE_SCHEMA <> 'public' OR TG_TABLE_NAME <> 'product' THEN
