@@ -12,6 +12,7 @@ import org.hibernate.FlushMode;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.hibernate.engine.spi.SessionFactoryImplementor;
+import org.hibernate.engine.spi.SharedSessionContractImplementor;
 import org.hibernate.persister.entity.EntityPersister;
 
 import java.math.BigDecimal;
@@ -74,10 +75,8 @@ public final class CounterCaches {
             }
             EntityPersister persister = em.unwrap(Session.class).getSessionFactory().unwrap(SessionFactoryImplementor.class)
                     .getMappingMetamodel().getEntityDescriptor(entity);
-            Map<java.util.UUID, K> byKey = new java.util.LinkedHashMap<>();
-            for (K id : ids) {
-                byKey.put(PackedKeys.of(persister, counter, id), id);
-            }
+            Map<java.util.UUID, K> byKey = PackedKeys.of(em.unwrap(SharedSessionContractImplementor.class), c,
+                    persister, counter, ids);
             Map<K, BigDecimal> values = new java.util.LinkedHashMap<>();
             ExactReads.readDecimal(c, counter, byKey.keySet()).forEach((k, v) -> values.put(byKey.get(k), v));
             return values;
