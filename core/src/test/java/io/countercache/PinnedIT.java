@@ -93,6 +93,16 @@ class PinnedIT {
             st.execute("TRUNCATE blog_comment");
             worker.drain();
         }
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            // the install pins its own path, and leaves the migration's to what its transaction runs next
+            c.setAutoCommit(false);
+            st.execute(io.countercache.internal.InstallSql.schema());
+            try (var rs = st.executeQuery("SHOW search_path")) {
+                rs.next();
+                assertThat(rs.getString(1)).isEqualTo("evil,public,pg_catalog");
+            }
+            c.rollback();
+        }
         assertThat(db.queryRows("SELECT what, count(*) FROM evil.calls GROUP BY what")).as("look-alikes that ran").isEmpty();
         BlogSchema.assertExactAfterRollup(db);
     }

@@ -12,8 +12,11 @@
 -- The install runs with pg_catalog (and pg_temp) alone on its path, as every function does: an operator or function
 -- that a role which may create in a schema of the migrator's path planted there, one that fits a call exactly where
 -- pg_catalog's needs a cast (oid = regprocedure, say), would otherwise be chosen, and run as the migrator, or be bound
--- into a view. LOCAL: the migration's own transaction only (Liquibase, Flyway and Installation.apply run this in one).
-SET LOCAL search_path = pg_catalog, pg_temp;
+-- into a view. Local to the migration's transaction (Liquibase, Flyway and Installation.apply run this in one), and
+-- put back at the end of the install (InstallSql.schema) for what the transaction runs after it: a Flyway callback,
+-- the next migration of a group.
+SELECT pg_catalog.set_config('countercache.install_search_path', pg_catalog.current_setting('search_path'), true),
+       pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
 
 -- Only the schema's owner (or a role that has its rights, or a superuser) may install over it: another role's install
 -- would stop at its first CREATE OR REPLACE with "must be owner of function". Say who owns it, and how to hand it
@@ -2777,7 +2780,7 @@ DECLARE
     probe refcursor;
     untrusted text;
     elsewhere text;
-    parsed text[];       -- the condition's tree under each of two settings of what converts its literals
+    parsed text[];       -- the condition's tree under each of three settings of what converts its literals
     saved text[];
     -- the type source_fk must have: the middle table's key, a bucket's parent, a two-column key's first column, or
     -- the target key
@@ -3014,22 +3017,26 @@ BEGIN
             -- the session that parses it: a writer's for the capture, the worker's for a recount. '2024-01-01'
             -- against a timestamptz column (TimeZone), '01/02/2024' (DateStyle) or an interval's '-1 2:00'
             -- (IntervalStyle) would count a row in one and not in the other. The view is parsed again, in place
-            -- (its own oid stays, which its tree names), under two settings of the three; a condition whose tree
-            -- differs is refused.
+            -- (its own oid stays, which its tree names), under three settings of each; a condition whose tree
+            -- differs, or that one of them cannot read, is refused.
             saved := ARRAY[current_setting('TimeZone'), current_setting('DateStyle'), current_setting('IntervalStyle')];
-            FOR i IN 1..2 LOOP
-                PERFORM set_config('TimeZone', (ARRAY['Pacific/Kiritimati', 'Pacific/Pago_Pago'])[i], true),
-                        set_config('DateStyle', (ARRAY['ISO, DMY', 'ISO, MDY'])[i], true),
-                        set_config('IntervalStyle', (ARRAY['postgres', 'sql_standard'])[i], true);
-                EXECUTE format('CREATE OR REPLACE TEMP VIEW countercache_probe AS SELECT (%s) AS x FROM %I.%I AS %I',
-                    coalesce(condition, 'true'), source_schema, source_table, source_table);
-                parsed[i] := (SELECT rw.ev_action::text FROM pg_rewrite rw
-                               WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass);
-            END LOOP;
+            BEGIN
+                FOR i IN 1..3 LOOP
+                    PERFORM set_config('TimeZone', (ARRAY['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'UTC'])[i], true),
+                            set_config('DateStyle', (ARRAY['ISO, DMY', 'ISO, MDY', 'ISO, YMD'])[i], true),
+                            set_config('IntervalStyle', (ARRAY['postgres', 'sql_standard', 'iso_8601'])[i], true);
+                    EXECUTE format('CREATE OR REPLACE TEMP VIEW countercache_probe AS SELECT (%s) AS x FROM %I.%I AS %I',
+                        coalesce(condition, 'true'), source_schema, source_table, source_table);
+                    parsed[i] := (SELECT rw.ev_action::text FROM pg_rewrite rw
+                                   WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass);
+                END LOOP;
+            EXCEPTION WHEN OTHERS THEN
+                parsed := NULL;   -- a literal one of the settings cannot read (13/01/2024 as a month first)
+            END;
             PERFORM set_config('TimeZone', saved[1], true), set_config('DateStyle', saved[2], true),
                     set_config('IntervalStyle', saved[3], true);
             DROP VIEW pg_temp.countercache_probe;
-            IF parsed[1] IS DISTINCT FROM parsed[2] THEN
+            IF parsed IS NULL OR parsed[1] IS DISTINCT FROM parsed[2] OR parsed[1] IS DISTINCT FROM parsed[3] THEN
                 RETURN QUERY SELECT d || ': ' || format('where = "%s" reads differently in another time zone, date'
                     ' style or interval style', condition),
                     'a literal it compares is converted by the settings of the session that parses it (each writer''s,'
@@ -3091,9 +3098,10 @@ BEGIN
             c.touch_column), 'touch a timestamp column that no counter keeps';
     END IF;
     -- The triggers, exact reads and the bucket rows' parent locks run as the schema's owner (SECURITY DEFINER) with
-    -- row_security off: on a source, middle or parent table whose row-level security applies to that role, a policy
-    -- would hide rows from the capture (a count left short), or run code the table's owner wrote with the schema
-    -- owner's rights; instead the statement fails. Said here, at install and boot, not at that statement.
+    -- row_security off: on a counted table (a source, a middle table, a target, which exact reads and whose
+    -- TRUNCATE's trigger reads, a bucket's parent) whose row-level security applies to that role, a policy would hide
+    -- rows from them (a count left short), or run code the table's owner wrote with the schema owner's rights;
+    -- instead the statement fails. Said here, at install and boot, not at that statement.
     RETURN QUERY
     SELECT d || ': ' || format('row-level security on %s applies to %I, the owner of the countercache schema, as'
                                ' whom the triggers read it', rel.oid::regclass, o.rolname),
@@ -3102,7 +3110,7 @@ BEGIN
       FROM pg_namespace n
       JOIN pg_roles o ON o.oid = n.nspowner
      CROSS JOIN (SELECT to_regclass(format('%I.%I', x.s, x.t)) AS tbl
-                   FROM countercache.counter_tables(c) x(kind, s, t) WHERE x.kind <> 'target'
+                   FROM countercache.counter_tables(c) x(kind, s, t)
                  UNION
                  SELECT p.tbl FROM countercache.bucket_parent_table(c) p) r
       JOIN pg_class rel ON rel.oid = r.tbl
@@ -4940,6 +4948,11 @@ SECURITY DEFINER   -- an application granted EXECUTE admits without any right on
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 #variable_conflict use_column
+DECLARE
+    -- the time the admission is made: not the transaction's start (now()), which a transaction open across the turn
+    -- of a period would spend the old period's room by, nor the statement's, which a procedure that commits as it
+    -- goes keeps for hours
+    made_at constant timestamptz := clock_timestamp();
 BEGIN
     IF key IS NULL THEN
         RAISE EXCEPTION 'countercache.admit(%, NULL): the key must not be NULL', quote_literal(limit_name)
@@ -4955,17 +4968,15 @@ BEGIN
     -- foreign key check shares its parent row. A row lock, not an advisory lock: only the library's roles have the
     -- right on limit_def that locking its rows needs, where any role could take an advisory lock and stall a limit.
     PERFORM FROM countercache.limit_def l WHERE l.name = admit_report.limit_name FOR KEY SHARE;
-    -- a new statement, so a new snapshot: it sees any change of the limit committed before the lock was granted.
-    -- The period and the key's limit are those of the statement's time, not the transaction's start: a transaction
-    -- open across a turn of the period would otherwise spend the old period's room on the new period's requests.
+    -- a new statement, so a new snapshot: it sees any change of the limit committed before the lock was granted
     INSERT INTO countercache.limit_usage AS u (limit_name, key, period_start, admitted, attempted, last_admitted,
                                               max_admits)
-    SELECT l.name, admit_report.key, countercache.period_start(l.period, l.time_zone, statement_timestamp()),
+    SELECT l.name, admit_report.key, countercache.period_start(l.period, l.time_zone, made_at),
            least(1, x.cap), 1, x.cap > 0, x.cap
       FROM countercache.limit_def l,
            LATERAL (SELECT coalesce((SELECT k.max_admits FROM countercache.limit_key k
                                       WHERE k.limit_name = l.name AND k.key = admit_report.key
-                                        AND k.valid @> statement_timestamp()),
+                                        AND k.valid @> made_at),
                                     l.default_limit) AS cap) x
      WHERE l.name = admit_report.limit_name
     ON CONFLICT ON CONSTRAINT limit_usage_pkey DO UPDATE
@@ -5202,7 +5213,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'ac0206f2e8788911' $fn$;
+AS $fn$ SELECT 'f5e4fd381d5bf59c' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5274,6 +5285,8 @@ $grants$;
 
 -- What this install created goes to the schema's owner, when a member of it (or a superuser) ran it.
 SELECT countercache.give_to_schema_owner();
+
+SELECT pg_catalog.set_config('search_path', pg_catalog.current_setting('countercache.install_search_path'), true);
 
 -- countercache-check: check every counter against the database, all problems at once
 SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.array_agg(p.fix))
@@ -5363,7 +5376,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('ac0206f2e8788911');
+SELECT countercache.built_by('f5e4fd381d5bf59c');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5449,7 +5462,7 @@ SELECT countercache.define_counter('{
 SELECT countercache.install_triggers('public', 'post');
 
 -- countercache-target-public.topic: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('ac0206f2e8788911');
+SELECT countercache.built_by('f5e4fd381d5bf59c');
 SELECT countercache.install_triggers('public', 'topic',
     ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[],
     ARRAY['b58fa54e25e7d1b250528a49', '2055b04c73844508f4a7e2be']::text[]);

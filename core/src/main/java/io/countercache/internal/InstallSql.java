@@ -161,7 +161,10 @@ public final class InstallSql {
         return sql.append("\n-- Which library installed these functions, so that a boot check can tell another one's.\n")
                 .append("CREATE OR REPLACE FUNCTION countercache.schema_digest()\nRETURNS text\nLANGUAGE sql IMMUTABLE\n")
                 .append("SET search_path = pg_catalog, pg_temp\nAS $fn$ SELECT ").append(literal(schemaDigest()))
-                .append(" $fn$;\n\n").append(resource("grants.sql")).toString();
+                .append(" $fn$;\n\n").append(resource("grants.sql"))
+                // the migration's own search_path back (version.sql pinned it)
+                .append("\nSELECT pg_catalog.set_config('search_path',"
+                        + " pg_catalog.current_setting('countercache.install_search_path'), true);\n").toString();
     }
 
     /** A digest of this library's SQL; {@code countercache.schema_digest()} returns it once installed. */

@@ -60,7 +60,7 @@ DECLARE
     probe refcursor;
     untrusted text;
     elsewhere text;
-    parsed text[];       -- the condition's tree under each of two settings of what converts its literals
+    parsed text[];       -- the condition's tree under each of three settings of what converts its literals
     saved text[];
     -- the type source_fk must have: the middle table's key, a bucket's parent, a two-column key's first column, or
     -- the target key
@@ -297,22 +297,26 @@ BEGIN
             -- the session that parses it: a writer's for the capture, the worker's for a recount. '2024-01-01'
             -- against a timestamptz column (TimeZone), '01/02/2024' (DateStyle) or an interval's '-1 2:00'
             -- (IntervalStyle) would count a row in one and not in the other. The view is parsed again, in place
-            -- (its own oid stays, which its tree names), under two settings of the three; a condition whose tree
-            -- differs is refused.
+            -- (its own oid stays, which its tree names), under three settings of each; a condition whose tree
+            -- differs, or that one of them cannot read, is refused.
             saved := ARRAY[current_setting('TimeZone'), current_setting('DateStyle'), current_setting('IntervalStyle')];
-            FOR i IN 1..2 LOOP
-                PERFORM set_config('TimeZone', (ARRAY['Pacific/Kiritimati', 'Pacific/Pago_Pago'])[i], true),
-                        set_config('DateStyle', (ARRAY['ISO, DMY', 'ISO, MDY'])[i], true),
-                        set_config('IntervalStyle', (ARRAY['postgres', 'sql_standard'])[i], true);
-                EXECUTE format('CREATE OR REPLACE TEMP VIEW countercache_probe AS SELECT (%s) AS x FROM %I.%I AS %I',
-                    coalesce(condition, 'true'), source_schema, source_table, source_table);
-                parsed[i] := (SELECT rw.ev_action::text FROM pg_rewrite rw
-                               WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass);
-            END LOOP;
+            BEGIN
+                FOR i IN 1..3 LOOP
+                    PERFORM set_config('TimeZone', (ARRAY['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'UTC'])[i], true),
+                            set_config('DateStyle', (ARRAY['ISO, DMY', 'ISO, MDY', 'ISO, YMD'])[i], true),
+                            set_config('IntervalStyle', (ARRAY['postgres', 'sql_standard', 'iso_8601'])[i], true);
+                    EXECUTE format('CREATE OR REPLACE TEMP VIEW countercache_probe AS SELECT (%s) AS x FROM %I.%I AS %I',
+                        coalesce(condition, 'true'), source_schema, source_table, source_table);
+                    parsed[i] := (SELECT rw.ev_action::text FROM pg_rewrite rw
+                                   WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass);
+                END LOOP;
+            EXCEPTION WHEN OTHERS THEN
+                parsed := NULL;   -- a literal one of the settings cannot read (13/01/2024 as a month first)
+            END;
             PERFORM set_config('TimeZone', saved[1], true), set_config('DateStyle', saved[2], true),
                     set_config('IntervalStyle', saved[3], true);
             DROP VIEW pg_temp.countercache_probe;
-            IF parsed[1] IS DISTINCT FROM parsed[2] THEN
+            IF parsed IS NULL OR parsed[1] IS DISTINCT FROM parsed[2] OR parsed[1] IS DISTINCT FROM parsed[3] THEN
                 RETURN QUERY SELECT d || ': ' || format('where = "%s" reads differently in another time zone, date'
                     ' style or interval style', condition),
                     'a literal it compares is converted by the settings of the session that parses it (each writer''s,'
@@ -374,9 +378,10 @@ BEGIN
             c.touch_column), 'touch a timestamp column that no counter keeps';
     END IF;
     -- The triggers, exact reads and the bucket rows' parent locks run as the schema's owner (SECURITY DEFINER) with
-    -- row_security off: on a source, middle or parent table whose row-level security applies to that role, a policy
-    -- would hide rows from the capture (a count left short), or run code the table's owner wrote with the schema
-    -- owner's rights; instead the statement fails. Said here, at install and boot, not at that statement.
+    -- row_security off: on a counted table (a source, a middle table, a target, which exact reads and whose
+    -- TRUNCATE's trigger reads, a bucket's parent) whose row-level security applies to that role, a policy would hide
+    -- rows from them (a count left short), or run code the table's owner wrote with the schema owner's rights;
+    -- instead the statement fails. Said here, at install and boot, not at that statement.
     RETURN QUERY
     SELECT d || ': ' || format('row-level security on %s applies to %I, the owner of the countercache schema, as'
                                ' whom the triggers read it', rel.oid::regclass, o.rolname),
@@ -385,7 +390,7 @@ BEGIN
       FROM pg_namespace n
       JOIN pg_roles o ON o.oid = n.nspowner
      CROSS JOIN (SELECT to_regclass(format('%I.%I', x.s, x.t)) AS tbl
-                   FROM countercache.counter_tables(c) x(kind, s, t) WHERE x.kind <> 'target'
+                   FROM countercache.counter_tables(c) x(kind, s, t)
                  UNION
                  SELECT p.tbl FROM countercache.bucket_parent_table(c) p) r
       JOIN pg_class rel ON rel.oid = r.tbl

@@ -148,6 +148,11 @@ SECURITY DEFINER   -- an application granted EXECUTE admits without any right on
 SET search_path = pg_catalog, pg_temp
 AS $fn$
 #variable_conflict use_column
+DECLARE
+    -- the time the admission is made: not the transaction's start (now()), which a transaction open across the turn
+    -- of a period would spend the old period's room by, nor the statement's, which a procedure that commits as it
+    -- goes keeps for hours
+    made_at constant timestamptz := clock_timestamp();
 BEGIN
     IF key IS NULL THEN
         RAISE EXCEPTION 'countercache.admit(%, NULL): the key must not be NULL', quote_literal(limit_name)
@@ -163,17 +168,15 @@ BEGIN
     -- foreign key check shares its parent row. A row lock, not an advisory lock: only the library's roles have the
     -- right on limit_def that locking its rows needs, where any role could take an advisory lock and stall a limit.
     PERFORM FROM countercache.limit_def l WHERE l.name = admit_report.limit_name FOR KEY SHARE;
-    -- a new statement, so a new snapshot: it sees any change of the limit committed before the lock was granted.
-    -- The period and the key's limit are those of the statement's time, not the transaction's start: a transaction
-    -- open across a turn of the period would otherwise spend the old period's room on the new period's requests.
+    -- a new statement, so a new snapshot: it sees any change of the limit committed before the lock was granted
     INSERT INTO countercache.limit_usage AS u (limit_name, key, period_start, admitted, attempted, last_admitted,
                                               max_admits)
-    SELECT l.name, admit_report.key, countercache.period_start(l.period, l.time_zone, statement_timestamp()),
+    SELECT l.name, admit_report.key, countercache.period_start(l.period, l.time_zone, made_at),
            least(1, x.cap), 1, x.cap > 0, x.cap
       FROM countercache.limit_def l,
            LATERAL (SELECT coalesce((SELECT k.max_admits FROM countercache.limit_key k
                                       WHERE k.limit_name = l.name AND k.key = admit_report.key
-                                        AND k.valid @> statement_timestamp()),
+                                        AND k.valid @> made_at),
                                     l.default_limit) AS cap) x
      WHERE l.name = admit_report.limit_name
     ON CONFLICT ON CONSTRAINT limit_usage_pkey DO UPDATE
