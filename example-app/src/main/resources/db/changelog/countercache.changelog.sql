@@ -5,21 +5,15 @@
 
 -- changeset countercache:countercache-schema runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: countercache catalog, queue and functions
+SELECT pg_catalog.set_config('countercache.install_search_path', pg_catalog.current_setting('search_path'), true),
+       pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+
 -- Schema versions. The tables change only through the numbered scripts of upgrade/, each run once, in order, and
 -- recorded here; the functions (every other file) are replaced on every install. A database whose schema is newer
 -- than the library that installs it is refused: its tables may hold what this library cannot keep exact.
 -- Every function pins search_path and every identifier taken from the catalog is quoted with format('%I'); column
 -- defaults and checks name pg_catalog's functions and operators, so a migrator whose search_path puts another
 -- schema first cannot bind them to look-alikes.
-
--- The install runs with pg_catalog (and pg_temp) alone on its path, as every function does: an operator or function
--- that a role which may create in a schema of the migrator's path planted there, one that fits a call exactly where
--- pg_catalog's needs a cast (oid = regprocedure, say), would otherwise be chosen, and run as the migrator, or be bound
--- into a view. Local to the migration's transaction (Liquibase, Flyway and Installation.apply run this in one), and
--- put back at the end of the install (InstallSql.schema) for what the transaction runs after it: a Flyway callback,
--- the next migration of a group.
-SELECT pg_catalog.set_config('countercache.install_search_path', pg_catalog.current_setting('search_path'), true),
-       pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
 
 -- Only the schema's owner (or a role that has its rights, or a superuser) may install over it: another role's install
 -- would stop at its first CREATE OR REPLACE with "must be owner of function". Say who owns it, and how to hand it
@@ -1166,7 +1160,9 @@ BEGIN
                 NULL;   -- DDL holds the table: its old buckets wait for a later call
             WHEN insufficient_privilege THEN
                 RAISE WARNING 'countercache: the worker may not prune %.%: % (its old buckets stay)', c.target_schema,
-                    c.target_table, SQLERRM USING HINT = 'grant the worker what docs/security.md lists for it';
+                    c.target_table, SQLERRM USING HINT = 'grant the worker what docs/security.md lists for it; if the message'
+                    ' names row-level security, do what docs/security.md says of it (the status command, or the'
+                    ' worker as it starts, names the table and the fix)';
         END;
     END LOOP;
     RETURN total;
@@ -2698,6 +2694,9 @@ $fn$;
 -- other load the counters read exact when it returns. CALL it outside a transaction block (autocommit).
 -- (A procedure with a SET clause cannot commit, so it pins search_path for each of its transactions itself, first
 -- thing after each COMMIT; what it evaluates before that names pg_catalog's operators.)
+-- The install runs it as the migrator, with row_security off: a counted table whose row-level security applies to
+-- the migrator would run its policies' code with the migrator's rights and hide rows from the count; instead the
+-- recount fails, saying so (the install's checks name the table and the fix, where the counter's unit ran).
 CREATE OR REPLACE PROCEDURE countercache.run_recounts(max_targets integer DEFAULT countercache.default_batch_size())
 LANGUAGE plpgsql
 AS $fn$
@@ -2705,11 +2704,20 @@ DECLARE
     stepped bigint;
 BEGIN
     LOOP
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true),
+                pg_catalog.set_config('row_security', 'off', true);
         EXIT WHEN NOT EXISTS (SELECT FROM countercache.recount_job);
-        SELECT count(*) INTO stepped FROM countercache.recount_next(max_targets);
+        BEGIN
+            SELECT count(*) INTO stepped FROM countercache.recount_next(max_targets);
+        EXCEPTION WHEN insufficient_privilege THEN
+            RAISE EXCEPTION 'countercache: the recount cannot read what it counts as %: %', current_user, SQLERRM
+                USING ERRCODE = 'insufficient_privilege',
+                      HINT = 'ALTER ROLE ' || quote_ident(current_user) || ' BYPASSRLS (as a superuser) where'
+                             ' row-level security is the cause, else grant it SELECT on the counted tables';
+        END;
         COMMIT;
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true),
+                pg_catalog.set_config('row_security', 'off', true);
         -- apply the batch's corrections, so counters read exact at the end (rollup() would start another batch)
         PERFORM FROM countercache.rollup_report(max_targets, false);
         COMMIT;
@@ -2950,15 +2958,22 @@ BEGIN
     -- PostgreSQL judges the condition, parsed and typed against the source table in two contexts, each through a
     -- cursor, which refuses a text of more than one statement: as a WHERE (so it is boolean) and inside ARRAY[( )]
     -- (a text that closed the parenthesis to add a clause of its own could not fit both). Each sits behind a
-    -- constant false that the planner folds first, so that planning the probe never runs a function it calls.
-    IF has_source THEN
+    -- constant false that the planner folds first, so that planning the probe never runs a function it calls; IS
+    -- TRUE keeps the planner from pulling a subquery of the condition up into a join, which it does before folding.
+    -- With row_security off: planning would add the policies of a table the probe reads whose row-level security
+    -- applies to the role that checks (the migrator, the schema's owner in a boot check), and fold a function of
+    -- theirs with that role's rights; instead PostgreSQL refuses the probe before planning it.
+    IF has_source AND condition IS NOT NULL THEN
         BEGIN
-            OPEN probe FOR EXECUTE format('SELECT 1 FROM %I.%I AS %I WHERE false AND (%s)',
-                source_schema, source_table, source_table, coalesce(condition, 'true'));
+            saved := ARRAY[current_setting('row_security')];
+            PERFORM set_config('row_security', 'off', true);   -- an error puts it back with the block
+            OPEN probe FOR EXECUTE format('SELECT 1 FROM %I.%I AS %I WHERE false AND ((%s) IS TRUE)',
+                source_schema, source_table, source_table, condition);
             CLOSE probe;
             OPEN probe FOR EXECUTE format('SELECT CASE WHEN false THEN ARRAY[(%s)] END FROM %I.%I AS %I',
-                coalesce(condition, 'true'), source_schema, source_table, source_table);
+                condition, source_schema, source_table, source_table);
             CLOSE probe;
+            PERFORM set_config('row_security', saved[1], true);
             -- The capture runs the condition as the migrator (SECURITY DEFINER), so it may call only functions a
             -- role the application cannot be owns (a superuser, or the owner of this schema): a function the
             -- application could replace would run its code with the migrator's rights. And only IMMUTABLE ones: the
@@ -2967,7 +2982,7 @@ BEGIN
             -- counted, and one with side effects would run them. A view over the condition lists what it calls
             -- (pg_depend), unplanned.
             EXECUTE format('CREATE OR REPLACE TEMP VIEW countercache_probe AS SELECT (%s) AS x FROM %I.%I AS %I',
-                coalesce(condition, 'true'), source_schema, source_table, source_table);
+                condition, source_schema, source_table, source_table);
             -- The name is looked up again whenever the capture is planned: a schema outside pg_catalog where such a
             -- role may create functions (or operators) would let it add an overload that fits the call better.
             SELECT string_agg(DISTINCT format('%s (%s)', f.oid::regprocedure,
@@ -3007,6 +3022,26 @@ BEGIN
                                                   AND rw.ev_action::text LIKE '%{SQLVALUEFUNCTION %') THEN
                 untrusted := concat_ws(', ', untrusted, 'a CURRENT_... value (STABLE: it may change while the row does not)');
             END IF;
+            -- Nor is a cast through text (created_at::text), which calls the types' output and input functions,
+            -- never named in the tree: the text of a time depends on TimeZone and DateStyle. PostgreSQL tells whether
+            -- such an expression is immutable when it is made a stored generated column: of a copy of the source's
+            -- columns, dropped with its subtransaction.
+            IF EXISTS (SELECT FROM pg_rewrite rw WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass
+                                                  AND rw.ev_action::text LIKE '%{COERCEVIAIO %') THEN
+                BEGIN
+                    EXECUTE format('CREATE TEMP TABLE %I (LIKE %I.%I)', source_table, source_schema, source_table);
+                    EXECUTE format('ALTER TABLE pg_temp.%I ADD COLUMN countercache_x boolean GENERATED ALWAYS AS'
+                                   ' ((%s)) STORED', source_table, condition);
+                    RAISE SQLSTATE 'CC000';   -- immutable: undo the copy
+                EXCEPTION
+                    WHEN invalid_object_definition THEN   -- "generation expression is not immutable"
+                        untrusted := concat_ws(', ', untrusted, 'a cast through text that is not immutable (the'
+                                                                ' text of a time depends on TimeZone and DateStyle,'
+                                                                ' an enum''s label may be renamed)');
+                    WHEN OTHERS THEN
+                        NULL;   -- immutable, or what another check here reports (a subquery)
+                END;
+            END IF;
             -- The condition is judged on the source row alone, when that row is written: a table it reads besides
             -- (a subquery) can change without any write of the source, and the count would drift unseen.
             SELECT string_agg(DISTINCT d.refobjid::regclass::text, ', ') INTO elsewhere
@@ -3021,31 +3056,34 @@ BEGIN
             -- against a timestamptz column (TimeZone), '01/02/2024' (DateStyle) or an interval's '-1 2:00'
             -- (IntervalStyle) would count a row in one and not in the other. The view is parsed again, in place
             -- (its own oid stays, which its tree names), under three settings of each; a condition whose tree
-            -- differs, or that one of them cannot read, is refused.
-            saved := ARRAY[current_setting('TimeZone'), current_setting('DateStyle'), current_setting('IntervalStyle')];
-            BEGIN
-                FOR i IN 1..3 LOOP
-                    PERFORM set_config('TimeZone', (ARRAY['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'UTC'])[i], true),
-                            set_config('DateStyle', (ARRAY['ISO, DMY', 'ISO, MDY', 'ISO, YMD'])[i], true),
-                            set_config('IntervalStyle', (ARRAY['postgres', 'sql_standard', 'iso_8601'])[i], true);
-                    EXECUTE format('CREATE OR REPLACE TEMP VIEW countercache_probe AS SELECT (%s) AS x FROM %I.%I AS %I',
-                        coalesce(condition, 'true'), source_schema, source_table, source_table);
-                    parsed[i] := (SELECT rw.ev_action::text FROM pg_rewrite rw
-                                   WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass);
-                END LOOP;
-            EXCEPTION WHEN OTHERS THEN
-                parsed := NULL;   -- a literal one of the settings cannot read (13/01/2024 as a month first)
-            END;
-            PERFORM set_config('TimeZone', saved[1], true), set_config('DateStyle', saved[2], true),
-                    set_config('IntervalStyle', saved[3], true);
-            DROP VIEW pg_temp.countercache_probe;
-            IF parsed IS NULL OR parsed[1] IS DISTINCT FROM parsed[2] OR parsed[1] IS DISTINCT FROM parsed[3] THEN
-                RETURN QUERY SELECT d || ': ' || format('where = "%s" reads differently in another time zone, date'
-                    ' style or interval style', condition),
-                    'a literal it compares is converted by the settings of the session that parses it (each writer''s,'
-                    ' and the worker''s): write times with their offset (''2024-01-01 00:00+00''), dates as ISO '
-                    '(''2024-01-31''), and intervals without a leading sign';
+            -- differs, or that one of them cannot read, is refused. Only a quote or a dollar sign starts such a
+            -- literal, so a condition without either is not parsed again.
+            IF condition ~ '[''$]' THEN
+                saved := ARRAY[current_setting('TimeZone'), current_setting('DateStyle'), current_setting('IntervalStyle')];
+                BEGIN
+                    FOR i IN 1..3 LOOP
+                        PERFORM set_config('TimeZone', (ARRAY['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'UTC'])[i], true),
+                                set_config('DateStyle', (ARRAY['ISO, DMY', 'ISO, MDY', 'ISO, YMD'])[i], true),
+                                set_config('IntervalStyle', (ARRAY['postgres', 'sql_standard', 'iso_8601'])[i], true);
+                        EXECUTE format('CREATE OR REPLACE TEMP VIEW countercache_probe AS SELECT (%s) AS x FROM %I.%I AS %I',
+                            condition, source_schema, source_table, source_table);
+                        parsed[i] := (SELECT rw.ev_action::text FROM pg_rewrite rw
+                                       WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass);
+                    END LOOP;
+                EXCEPTION WHEN OTHERS THEN
+                    parsed := NULL;   -- a literal one of the settings cannot read (13/01/2024 as a month first)
+                END;
+                PERFORM set_config('TimeZone', saved[1], true), set_config('DateStyle', saved[2], true),
+                        set_config('IntervalStyle', saved[3], true);
+                IF parsed IS NULL OR parsed[1] IS DISTINCT FROM parsed[2] OR parsed[1] IS DISTINCT FROM parsed[3] THEN
+                    RETURN QUERY SELECT d || ': ' || format('where = "%s" reads differently in another time zone,'
+                        ' date style or interval style', condition),
+                        'a literal it compares is converted by the settings of the session that parses it (each'
+                        ' writer''s, and the worker''s): write times with their offset (''2024-01-01 00:00+00''),'
+                        ' dates as ISO (''2024-01-31''), and intervals without a leading sign';
+                END IF;
             END IF;
+            DROP VIEW pg_temp.countercache_probe;
             IF elsewhere IS NOT NULL THEN
                 RETURN QUERY SELECT d || ': ' || format('where = "%s" reads %s besides %I.%I', condition, elsewhere,
                     source_schema, source_table),
@@ -3061,7 +3099,12 @@ BEGIN
                     'the application from replacing it), in a schema where no other role may create (REVOKE CREATE '
                     'ON SCHEMA ... FROM PUBLIC and the application, or move the function to a schema of its own)';
             END IF;
-        EXCEPTION WHEN OTHERS THEN
+        EXCEPTION WHEN insufficient_privilege THEN
+            RETURN QUERY SELECT d || ': ' || format('where = "%s" is not checked: %s (as %I)', condition, SQLERRM,
+                                                    current_user),
+                format('let %I read every row of what the condition reads: ALTER ROLE %I BYPASSRLS (as a superuser)'
+                       ' where row-level security is the cause, else GRANT SELECT', current_user, current_user);
+        WHEN OTHERS THEN
             RETURN QUERY SELECT d || ': ' || format('where = "%s" is not one boolean expression over %I.%I: %s',
                 condition, source_schema, source_table, SQLERRM),
                 'write the condition as a boolean SQL expression over the columns of the source table, '
@@ -4461,7 +4504,9 @@ BEGIN
                     IF state = '42501' THEN
                         RAISE WARNING 'countercache: the rollup may not update %.%: % (its deltas stay queued)',
                             tb.target_schema, tb.target_table, message
-                            USING HINT = 'grant the rollup''s role what docs/security.md lists for a worker';
+                            USING HINT = 'grant the rollup''s role what docs/security.md lists for a worker; if the'
+                                ' message names row-level security, do what docs/security.md says of it (the status'
+                                ' command, or the worker as it starts, names the table and the fix)';
                     END IF;
                     CONTINUE;
                 END IF;
@@ -5216,7 +5261,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'f5e4fd381d5bf59c' $fn$;
+AS $fn$ SELECT '377ca58204651a5f' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5583,7 +5628,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Blog.totalComments', 'source table public.blog_article does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_article')) IS NULL;
-SELECT countercache.built_by('f5e4fd381d5bf59c');
+SELECT countercache.built_by('377ca58204651a5f');
 LOCK TABLE "public"."blog_article" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5634,7 +5679,7 @@ SELECT countercache.install_triggers('public', 'blog_article');
 SELECT countercache.fail('Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_comment')) IS NULL;
-SELECT countercache.built_by('f5e4fd381d5bf59c');
+SELECT countercache.built_by('377ca58204651a5f');
 LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5882,7 +5927,7 @@ SELECT countercache.install_triggers('public', 'blog_comment');
 
 -- changeset countercache:countercache-target-public.blog runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog: Blog.totalComments
-SELECT countercache.built_by('f5e4fd381d5bf59c');
+SELECT countercache.built_by('377ca58204651a5f');
 SELECT countercache.install_triggers('public', 'blog',
     ARRAY['public.blog.total_comments']::text[],
     ARRAY['ed9c6a07076bf8f699b6d4ad']::text[]);
@@ -5890,7 +5935,7 @@ SELECT countercache.install_triggers('public', 'blog',
 
 -- changeset countercache:countercache-target-public.blog_article runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article: Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments
-SELECT countercache.built_by('f5e4fd381d5bf59c');
+SELECT countercache.built_by('377ca58204651a5f');
 SELECT countercache.install_triggers('public', 'blog_article',
     ARRAY['public.blog_article.countercache_blog__total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments']::text[],
     ARRAY['050fac927453aad66c78a95f', 'a9584e988d977954ad281050', 'b1145ba5c3998fdf7b45e1ec', '521dbfd4883d69f094fae352']::text[]);
@@ -5898,7 +5943,7 @@ SELECT countercache.install_triggers('public', 'blog_article',
 
 -- changeset countercache:countercache-target-public.blog_article_day runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article_day: ArticleDay.publicComments
-SELECT countercache.built_by('f5e4fd381d5bf59c');
+SELECT countercache.built_by('377ca58204651a5f');
 SELECT countercache.install_triggers('public', 'blog_article_day',
     ARRAY['public.blog_article_day.public_comments']::text[],
     ARRAY['fa9700d31014a7f043700a3b']::text[]);
@@ -5906,7 +5951,7 @@ SELECT countercache.install_triggers('public', 'blog_article_day',
 
 -- changeset countercache:countercache-target-public.blog_user runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_user: User.totalPublicComments
-SELECT countercache.built_by('f5e4fd381d5bf59c');
+SELECT countercache.built_by('377ca58204651a5f');
 SELECT countercache.install_triggers('public', 'blog_user',
     ARRAY['public.blog_user.total_public_comments']::text[],
     ARRAY['8b1cd055cdfc30d225e4664b']::text[]);

@@ -146,9 +146,20 @@ public final class InstallSql {
     /**
      * The countercache schema: the upgrades it does not have yet, in order (a schema newer than this library's is
      * refused), then every subsystem's functions, replaced; and the digest that tells which library installed them.
+     * <p>
+     * All of it runs with pg_catalog (and pg_temp) alone on the search_path, as every function does: an operator or
+     * function planted in a schema of the migrator's path by a role that may create there, one that fits a call
+     * exactly where pg_catalog's needs a cast ({@code oid = regprocedure}), would otherwise be chosen and run as the
+     * migrator, or be bound into a view. The path is set local to the migration's transaction (Liquibase, Flyway and
+     * {@code Installation.apply} run the schema in one) and put back at the end, for what that transaction runs after
+     * it: a Flyway callback, the next migration of a group.
      */
     public static String schema() {
-        StringBuilder sql = new StringBuilder(resource("version.sql"));
+        StringBuilder sql = new StringBuilder()
+                .append("SELECT pg_catalog.set_config('countercache.install_search_path',"
+                        + " pg_catalog.current_setting('search_path'), true),\n"
+                        + "       pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);\n\n")
+                .append(resource("version.sql"));
         sql.append("\nSELECT countercache.begin_upgrades(").append(UPGRADES.size()).append(");\n");
         for (int i = 0; i < UPGRADES.size(); i++) {
             sql.append("SELECT countercache.upgrade(").append(i + 1).append(", ")
@@ -162,7 +173,6 @@ public final class InstallSql {
                 .append("CREATE OR REPLACE FUNCTION countercache.schema_digest()\nRETURNS text\nLANGUAGE sql IMMUTABLE\n")
                 .append("SET search_path = pg_catalog, pg_temp\nAS $fn$ SELECT ").append(literal(schemaDigest()))
                 .append(" $fn$;\n\n").append(resource("grants.sql"))
-                // the migration's own search_path back (version.sql pinned it)
                 .append("\nSELECT pg_catalog.set_config('search_path',"
                         + " pg_catalog.current_setting('countercache.install_search_path'), true);\n").toString();
     }

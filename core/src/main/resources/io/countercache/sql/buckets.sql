@@ -128,7 +128,9 @@ BEGIN
                 NULL;   -- DDL holds the table: its old buckets wait for a later call
             WHEN insufficient_privilege THEN
                 RAISE WARNING 'countercache: the worker may not prune %.%: % (its old buckets stay)', c.target_schema,
-                    c.target_table, SQLERRM USING HINT = 'grant the worker what docs/security.md lists for it';
+                    c.target_table, SQLERRM USING HINT = 'grant the worker what docs/security.md lists for it; if the message'
+                    ' names row-level security, do what docs/security.md says of it (the status command, or the'
+                    ' worker as it starts, names the table and the fix)';
         END;
     END LOOP;
     RETURN total;

@@ -227,15 +227,22 @@ BEGIN
     -- PostgreSQL judges the condition, parsed and typed against the source table in two contexts, each through a
     -- cursor, which refuses a text of more than one statement: as a WHERE (so it is boolean) and inside ARRAY[( )]
     -- (a text that closed the parenthesis to add a clause of its own could not fit both). Each sits behind a
-    -- constant false that the planner folds first, so that planning the probe never runs a function it calls.
-    IF has_source THEN
+    -- constant false that the planner folds first, so that planning the probe never runs a function it calls; IS
+    -- TRUE keeps the planner from pulling a subquery of the condition up into a join, which it does before folding.
+    -- With row_security off: planning would add the policies of a table the probe reads whose row-level security
+    -- applies to the role that checks (the migrator, the schema's owner in a boot check), and fold a function of
+    -- theirs with that role's rights; instead PostgreSQL refuses the probe before planning it.
+    IF has_source AND condition IS NOT NULL THEN
         BEGIN
-            OPEN probe FOR EXECUTE format('SELECT 1 FROM %I.%I AS %I WHERE false AND (%s)',
-                source_schema, source_table, source_table, coalesce(condition, 'true'));
+            saved := ARRAY[current_setting('row_security')];
+            PERFORM set_config('row_security', 'off', true);   -- an error puts it back with the block
+            OPEN probe FOR EXECUTE format('SELECT 1 FROM %I.%I AS %I WHERE false AND ((%s) IS TRUE)',
+                source_schema, source_table, source_table, condition);
             CLOSE probe;
             OPEN probe FOR EXECUTE format('SELECT CASE WHEN false THEN ARRAY[(%s)] END FROM %I.%I AS %I',
-                coalesce(condition, 'true'), source_schema, source_table, source_table);
+                condition, source_schema, source_table, source_table);
             CLOSE probe;
+            PERFORM set_config('row_security', saved[1], true);
             -- The capture runs the condition as the migrator (SECURITY DEFINER), so it may call only functions a
             -- role the application cannot be owns (a superuser, or the owner of this schema): a function the
             -- application could replace would run its code with the migrator's rights. And only IMMUTABLE ones: the
@@ -244,7 +251,7 @@ BEGIN
             -- counted, and one with side effects would run them. A view over the condition lists what it calls
             -- (pg_depend), unplanned.
             EXECUTE format('CREATE OR REPLACE TEMP VIEW countercache_probe AS SELECT (%s) AS x FROM %I.%I AS %I',
-                coalesce(condition, 'true'), source_schema, source_table, source_table);
+                condition, source_schema, source_table, source_table);
             -- The name is looked up again whenever the capture is planned: a schema outside pg_catalog where such a
             -- role may create functions (or operators) would let it add an overload that fits the call better.
             SELECT string_agg(DISTINCT format('%s (%s)', f.oid::regprocedure,
@@ -284,6 +291,26 @@ BEGIN
                                                   AND rw.ev_action::text LIKE '%{SQLVALUEFUNCTION %') THEN
                 untrusted := concat_ws(', ', untrusted, 'a CURRENT_... value (STABLE: it may change while the row does not)');
             END IF;
+            -- Nor is a cast through text (created_at::text), which calls the types' output and input functions,
+            -- never named in the tree: the text of a time depends on TimeZone and DateStyle. PostgreSQL tells whether
+            -- such an expression is immutable when it is made a stored generated column: of a copy of the source's
+            -- columns, dropped with its subtransaction.
+            IF EXISTS (SELECT FROM pg_rewrite rw WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass
+                                                  AND rw.ev_action::text LIKE '%{COERCEVIAIO %') THEN
+                BEGIN
+                    EXECUTE format('CREATE TEMP TABLE %I (LIKE %I.%I)', source_table, source_schema, source_table);
+                    EXECUTE format('ALTER TABLE pg_temp.%I ADD COLUMN countercache_x boolean GENERATED ALWAYS AS'
+                                   ' ((%s)) STORED', source_table, condition);
+                    RAISE SQLSTATE 'CC000';   -- immutable: undo the copy
+                EXCEPTION
+                    WHEN invalid_object_definition THEN   -- "generation expression is not immutable"
+                        untrusted := concat_ws(', ', untrusted, 'a cast through text that is not immutable (the'
+                                                                ' text of a time depends on TimeZone and DateStyle,'
+                                                                ' an enum''s label may be renamed)');
+                    WHEN OTHERS THEN
+                        NULL;   -- immutable, or what another check here reports (a subquery)
+                END;
+            END IF;
             -- The condition is judged on the source row alone, when that row is written: a table it reads besides
             -- (a subquery) can change without any write of the source, and the count would drift unseen.
             SELECT string_agg(DISTINCT d.refobjid::regclass::text, ', ') INTO elsewhere
@@ -298,31 +325,34 @@ BEGIN
             -- against a timestamptz column (TimeZone), '01/02/2024' (DateStyle) or an interval's '-1 2:00'
             -- (IntervalStyle) would count a row in one and not in the other. The view is parsed again, in place
             -- (its own oid stays, which its tree names), under three settings of each; a condition whose tree
-            -- differs, or that one of them cannot read, is refused.
-            saved := ARRAY[current_setting('TimeZone'), current_setting('DateStyle'), current_setting('IntervalStyle')];
-            BEGIN
-                FOR i IN 1..3 LOOP
-                    PERFORM set_config('TimeZone', (ARRAY['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'UTC'])[i], true),
-                            set_config('DateStyle', (ARRAY['ISO, DMY', 'ISO, MDY', 'ISO, YMD'])[i], true),
-                            set_config('IntervalStyle', (ARRAY['postgres', 'sql_standard', 'iso_8601'])[i], true);
-                    EXECUTE format('CREATE OR REPLACE TEMP VIEW countercache_probe AS SELECT (%s) AS x FROM %I.%I AS %I',
-                        coalesce(condition, 'true'), source_schema, source_table, source_table);
-                    parsed[i] := (SELECT rw.ev_action::text FROM pg_rewrite rw
-                                   WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass);
-                END LOOP;
-            EXCEPTION WHEN OTHERS THEN
-                parsed := NULL;   -- a literal one of the settings cannot read (13/01/2024 as a month first)
-            END;
-            PERFORM set_config('TimeZone', saved[1], true), set_config('DateStyle', saved[2], true),
-                    set_config('IntervalStyle', saved[3], true);
-            DROP VIEW pg_temp.countercache_probe;
-            IF parsed IS NULL OR parsed[1] IS DISTINCT FROM parsed[2] OR parsed[1] IS DISTINCT FROM parsed[3] THEN
-                RETURN QUERY SELECT d || ': ' || format('where = "%s" reads differently in another time zone, date'
-                    ' style or interval style', condition),
-                    'a literal it compares is converted by the settings of the session that parses it (each writer''s,'
-                    ' and the worker''s): write times with their offset (''2024-01-01 00:00+00''), dates as ISO '
-                    '(''2024-01-31''), and intervals without a leading sign';
+            -- differs, or that one of them cannot read, is refused. Only a quote or a dollar sign starts such a
+            -- literal, so a condition without either is not parsed again.
+            IF condition ~ '[''$]' THEN
+                saved := ARRAY[current_setting('TimeZone'), current_setting('DateStyle'), current_setting('IntervalStyle')];
+                BEGIN
+                    FOR i IN 1..3 LOOP
+                        PERFORM set_config('TimeZone', (ARRAY['Pacific/Kiritimati', 'Pacific/Pago_Pago', 'UTC'])[i], true),
+                                set_config('DateStyle', (ARRAY['ISO, DMY', 'ISO, MDY', 'ISO, YMD'])[i], true),
+                                set_config('IntervalStyle', (ARRAY['postgres', 'sql_standard', 'iso_8601'])[i], true);
+                        EXECUTE format('CREATE OR REPLACE TEMP VIEW countercache_probe AS SELECT (%s) AS x FROM %I.%I AS %I',
+                            condition, source_schema, source_table, source_table);
+                        parsed[i] := (SELECT rw.ev_action::text FROM pg_rewrite rw
+                                       WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass);
+                    END LOOP;
+                EXCEPTION WHEN OTHERS THEN
+                    parsed := NULL;   -- a literal one of the settings cannot read (13/01/2024 as a month first)
+                END;
+                PERFORM set_config('TimeZone', saved[1], true), set_config('DateStyle', saved[2], true),
+                        set_config('IntervalStyle', saved[3], true);
+                IF parsed IS NULL OR parsed[1] IS DISTINCT FROM parsed[2] OR parsed[1] IS DISTINCT FROM parsed[3] THEN
+                    RETURN QUERY SELECT d || ': ' || format('where = "%s" reads differently in another time zone,'
+                        ' date style or interval style', condition),
+                        'a literal it compares is converted by the settings of the session that parses it (each'
+                        ' writer''s, and the worker''s): write times with their offset (''2024-01-01 00:00+00''),'
+                        ' dates as ISO (''2024-01-31''), and intervals without a leading sign';
+                END IF;
             END IF;
+            DROP VIEW pg_temp.countercache_probe;
             IF elsewhere IS NOT NULL THEN
                 RETURN QUERY SELECT d || ': ' || format('where = "%s" reads %s besides %I.%I', condition, elsewhere,
                     source_schema, source_table),
@@ -338,7 +368,12 @@ BEGIN
                     'the application from replacing it), in a schema where no other role may create (REVOKE CREATE '
                     'ON SCHEMA ... FROM PUBLIC and the application, or move the function to a schema of its own)';
             END IF;
-        EXCEPTION WHEN OTHERS THEN
+        EXCEPTION WHEN insufficient_privilege THEN
+            RETURN QUERY SELECT d || ': ' || format('where = "%s" is not checked: %s (as %I)', condition, SQLERRM,
+                                                    current_user),
+                format('let %I read every row of what the condition reads: ALTER ROLE %I BYPASSRLS (as a superuser)'
+                       ' where row-level security is the cause, else GRANT SELECT', current_user, current_user);
+        WHEN OTHERS THEN
             RETURN QUERY SELECT d || ': ' || format('where = "%s" is not one boolean expression over %I.%I: %s',
                 condition, source_schema, source_table, SQLERRM),
                 'write the condition as a boolean SQL expression over the columns of the source table, '

@@ -429,6 +429,9 @@ $fn$;
 -- other load the counters read exact when it returns. CALL it outside a transaction block (autocommit).
 -- (A procedure with a SET clause cannot commit, so it pins search_path for each of its transactions itself, first
 -- thing after each COMMIT; what it evaluates before that names pg_catalog's operators.)
+-- The install runs it as the migrator, with row_security off: a counted table whose row-level security applies to
+-- the migrator would run its policies' code with the migrator's rights and hide rows from the count; instead the
+-- recount fails, saying so (the install's checks name the table and the fix, where the counter's unit ran).
 CREATE OR REPLACE PROCEDURE countercache.run_recounts(max_targets integer DEFAULT countercache.default_batch_size())
 LANGUAGE plpgsql
 AS $fn$
@@ -436,11 +439,20 @@ DECLARE
     stepped bigint;
 BEGIN
     LOOP
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true),
+                pg_catalog.set_config('row_security', 'off', true);
         EXIT WHEN NOT EXISTS (SELECT FROM countercache.recount_job);
-        SELECT count(*) INTO stepped FROM countercache.recount_next(max_targets);
+        BEGIN
+            SELECT count(*) INTO stepped FROM countercache.recount_next(max_targets);
+        EXCEPTION WHEN insufficient_privilege THEN
+            RAISE EXCEPTION 'countercache: the recount cannot read what it counts as %: %', current_user, SQLERRM
+                USING ERRCODE = 'insufficient_privilege',
+                      HINT = 'ALTER ROLE ' || quote_ident(current_user) || ' BYPASSRLS (as a superuser) where'
+                             ' row-level security is the cause, else grant it SELECT on the counted tables';
+        END;
         COMMIT;
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true),
+                pg_catalog.set_config('row_security', 'off', true);
         -- apply the batch's corrections, so counters read exact at the end (rollup() would start another batch)
         PERFORM FROM countercache.rollup_report(max_targets, false);
         COMMIT;

@@ -813,7 +813,9 @@ BEGIN
                     IF state = '42501' THEN
                         RAISE WARNING 'countercache: the rollup may not update %.%: % (its deltas stay queued)',
                             tb.target_schema, tb.target_table, message
-                            USING HINT = 'grant the rollup''s role what docs/security.md lists for a worker';
+                            USING HINT = 'grant the rollup''s role what docs/security.md lists for a worker; if the'
+                                ' message names row-level security, do what docs/security.md says of it (the status'
+                                ' command, or the worker as it starts, names the table and the fix)';
                     END IF;
                     CONTINUE;
                 END IF;

@@ -5,15 +5,6 @@
 -- defaults and checks name pg_catalog's functions and operators, so a migrator whose search_path puts another
 -- schema first cannot bind them to look-alikes.
 
--- The install runs with pg_catalog (and pg_temp) alone on its path, as every function does: an operator or function
--- that a role which may create in a schema of the migrator's path planted there, one that fits a call exactly where
--- pg_catalog's needs a cast (oid = regprocedure, say), would otherwise be chosen, and run as the migrator, or be bound
--- into a view. Local to the migration's transaction (Liquibase, Flyway and Installation.apply run this in one), and
--- put back at the end of the install (InstallSql.schema) for what the transaction runs after it: a Flyway callback,
--- the next migration of a group.
-SELECT pg_catalog.set_config('countercache.install_search_path', pg_catalog.current_setting('search_path'), true),
-       pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-
 -- Only the schema's owner (or a role that has its rights, or a superuser) may install over it: another role's install
 -- would stop at its first CREATE OR REPLACE with "must be owner of function". Say who owns it, and how to hand it
 -- over (transfer_ownership, below: an install made by a superuser, then upgraded by a migrator that is not one).
