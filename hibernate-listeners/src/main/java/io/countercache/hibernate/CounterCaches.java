@@ -75,10 +75,10 @@ public final class CounterCaches {
             }
             EntityPersister persister = em.unwrap(Session.class).getSessionFactory().unwrap(SessionFactoryImplementor.class)
                     .getMappingMetamodel().getEntityDescriptor(entity);
-            Map<java.util.UUID, K> byKey = PackedKeys.of(em.unwrap(SharedSessionContractImplementor.class), c,
+            Map<java.util.UUID, List<K>> byKey = PackedKeys.of(em.unwrap(SharedSessionContractImplementor.class), c,
                     persister, counter, ids);
             Map<K, BigDecimal> values = new java.util.LinkedHashMap<>();
-            ExactReads.readDecimal(c, counter, byKey.keySet()).forEach((k, v) -> values.put(byKey.get(k), v));
+            ExactReads.readDecimal(c, counter, byKey.keySet()).forEach((k, v) -> byKey.get(k).forEach(id -> values.put(id, v)));
             return values;
         });
     }

@@ -18,7 +18,9 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,16 +32,21 @@ import java.util.UUID;
  */
 final class PackedKeys {
 
+    /** The most starts one statement binds: PostgreSQL's protocol takes at most 65,535 parameters. */
+    private static final int STARTS_PER_STATEMENT = 10_000;
+
     private PackedKeys() {
     }
 
     /**
-     * The packed key of each identifier. A bucket's start is read by the database as its column keeps it, bound as
-     * Hibernate binds it: a {@code LocalDateTime} in a {@code timestamptz} column is an instant in the JDBC time zone,
-     * an {@code Instant} in a {@code timestamp} column a wall time there, which only the binding and the column know.
+     * The identifiers of each packed key: more than one where two identifiers name the same row, as the wall times
+     * 02:00 and 03:00 of the night the clocks skip 02:00 name one instant in a {@code timestamptz} column. A bucket's
+     * start is read by the database as its column keeps it, bound as Hibernate binds it: a {@code LocalDateTime} in a
+     * {@code timestamptz} column is an instant in the JDBC time zone, an {@code Instant} in a {@code timestamp} column
+     * a wall time there, which only the binding and the column know.
      */
-    static <K> Map<UUID, K> of(SharedSessionContractImplementor session, Connection c, EntityPersister persister,
-                               CounterDefinition counter, Collection<K> ids) throws SQLException {
+    static <K> Map<UUID, List<K>> of(SharedSessionContractImplementor session, Connection c, EntityPersister persister,
+                                     CounterDefinition counter, Collection<K> ids) throws SQLException {
         EntityIdentifierMapping mapping = persister.getIdentifierMapping();
         EmbeddableMappingType type = mapping instanceof NonAggregatedIdentifierMapping n
                 ? (n.getIdClassEmbeddable() != null ? n.getIdClassEmbeddable() : n.getVirtualIdEmbeddable())
@@ -50,7 +57,7 @@ final class PackedKeys {
             columns.add(unquoted(selectable.getSelectionExpression()));
             jdbc.add(selectable.getJdbcMapping());
         });
-        Map<UUID, K> keys = new LinkedHashMap<>();
+        Map<UUID, List<K>> keys = new LinkedHashMap<>();
         if (counter.pair() != null) {
             for (K id : ids) {
                 Object[] values = type.getValues(id);
@@ -64,7 +71,7 @@ final class PackedKeys {
                     }
                     parts[i] = part;
                 }
-                keys.put(CounterDefinition.Pair.key(parts[0], parts[1]), id);
+                keys.computeIfAbsent(CounterDefinition.Pair.key(parts[0], parts[1]), k -> new ArrayList<>()).add(id);
             }
             return keys;
         }
@@ -94,7 +101,8 @@ final class PackedKeys {
         List<Long> seconds = epochSeconds(session, c, counter, jdbc.get(at), starts);
         int i = 0;
         for (K id : ids) {
-            keys.put(CounterDefinition.Bucket.key(parents.get(i), seconds.get(i)), id);
+            keys.computeIfAbsent(CounterDefinition.Bucket.key(parents.get(i), seconds.get(i)), k -> new ArrayList<>())
+                    .add(id);
             i++;
         }
         return keys;
@@ -102,32 +110,37 @@ final class PackedKeys {
 
     /**
      * Seconds since the epoch of each start as the bucket column keeps it (a date's midnight and a timestamp's wall
-     * time read as UTC, as the database packs them), in one statement.
+     * time read as UTC, as the database packs them): each distinct start once, in statements of at most
+     * {@link #STARTS_PER_STATEMENT}.
      */
     @SuppressWarnings("unchecked")
     private static List<Long> epochSeconds(SharedSessionContractImplementor session, Connection c,
                                            CounterDefinition counter, JdbcMapping binding, List<Object> starts)
             throws SQLException {
-        List<Long> seconds = new ArrayList<>();
         if (starts.isEmpty()) {
-            return seconds;
+            return List.of();
         }
+        List<Object> distinct = new ArrayList<>(new LinkedHashSet<>(starts));
+        Map<Object, Long> seconds = new HashMap<>();
         String cast = startType(c, counter);
-        String sql = "SELECT CAST(pg_catalog.floor(pg_catalog.date_part('epoch', x.s)) AS bigint)"
-                + " FROM pg_catalog.unnest(ARRAY[" + String.join(", ", Collections.nCopies(starts.size(),
-                        "CAST(? AS " + cast + ")")) + "]) WITH ORDINALITY x(s, n) ORDER BY x.n";
-        try (PreparedStatement ps = c.prepareStatement(sql)) {
-            ValueBinder<Object> binder = (ValueBinder<Object>) binding.getJdbcValueBinder();
-            for (int i = 0; i < starts.size(); i++) {
-                binder.bind(ps, binding.convertToRelationalValue(starts.get(i)), i + 1, session);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    seconds.add(rs.getLong(1));
+        ValueBinder<Object> binder = (ValueBinder<Object>) binding.getJdbcValueBinder();
+        for (int from = 0; from < distinct.size(); from += STARTS_PER_STATEMENT) {
+            List<Object> batch = distinct.subList(from, Math.min(distinct.size(), from + STARTS_PER_STATEMENT));
+            String sql = "SELECT CAST(pg_catalog.floor(pg_catalog.date_part('epoch', x.s)) AS bigint)"
+                    + " FROM pg_catalog.unnest(ARRAY[" + String.join(", ", Collections.nCopies(batch.size(),
+                            "CAST(? AS " + cast + ")")) + "]) WITH ORDINALITY x(s, n) ORDER BY x.n";
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                for (int i = 0; i < batch.size(); i++) {
+                    binder.bind(ps, binding.convertToRelationalValue(batch.get(i)), i + 1, session);
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    for (int i = 0; rs.next(); i++) {
+                        seconds.put(batch.get(i), rs.getLong(1));
+                    }
                 }
             }
         }
-        return seconds;
+        return starts.stream().map(seconds::get).toList();
     }
 
     /** The type of the bucket table's start column, one of the three a bucket may have. */

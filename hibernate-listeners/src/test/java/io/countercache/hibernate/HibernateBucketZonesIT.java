@@ -8,7 +8,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TimeZone;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,10 +71,10 @@ class HibernateBucketZonesIT {
             m.sentAt = at.plusSeconds(3);
             em.persist(m);
         });
-        ChannelWallHour wall = emf.callInTransaction(em -> em.createQuery("SELECT h FROM ChannelWallHour h",
-                ChannelWallHour.class).getSingleResult());
-        ChannelInstantHour instant = emf.callInTransaction(em -> em.createQuery("SELECT h FROM ChannelInstantHour h",
-                ChannelInstantHour.class).getSingleResult());
+        ChannelWallHour wall = emf.callInTransaction(em -> em.createQuery("SELECT h FROM ChannelWallHour h"
+                + " WHERE h.channel.id = 1", ChannelWallHour.class).getSingleResult());
+        ChannelInstantHour instant = emf.callInTransaction(em -> em.createQuery("SELECT h FROM ChannelInstantHour h"
+                + " WHERE h.channel.id = 1", ChannelInstantHour.class).getSingleResult());
         assertThat(wall.messages).isEqualTo(2);
         assertThat(instant.messages).isEqualTo(2);
         long byWall = emf.callInTransaction(em -> CounterCaches.exact(em, ChannelWallHour.class, "messages",
@@ -79,5 +83,35 @@ class HibernateBucketZonesIT {
                 new ChannelInstantHour.Key(1L, instant.hour)));
         assertThat(byWall).as("by " + wall.hour).isEqualTo(3);
         assertThat(byInstant).as("by " + instant.hour).isEqualTo(3);
+    }
+
+    /**
+     * More ids than one statement may bind parameters (65,535), their starts all distinct, in one read; among them
+     * the wall times 02:00 and 03:00 of eight nights the clocks skip 02:00 in Paris, each pair one instant, and both
+     * read.
+     */
+    @Test
+    void anExactReadTakesMoreBucketsThanOneStatementHasParameters() {
+        Instant at = Instant.parse("2026-11-21T08:00:00Z");
+        emf.runInTransaction(em -> {
+            Channel channel = new Channel();
+            channel.id = 2L;
+            em.persist(channel);
+            Message m = new Message();
+            m.id = 20L;
+            m.channel = channel;
+            m.sentAt = at;
+            em.persist(m);
+        });
+        LocalDateTime hour = LocalDateTime.ofInstant(at, ZoneId.systemDefault());
+        List<ChannelWallHour.Key> keys = new ArrayList<>();
+        for (int i = 0; i < 70_000; i++) {
+            keys.add(new ChannelWallHour.Key(2L, hour.minusHours(i)));
+        }
+        Map<ChannelWallHour.Key, Long> read = emf.callInTransaction(em -> CounterCaches.exact(em,
+                ChannelWallHour.class, "messages", keys));
+        assertThat(read.size()).as("keys read").isEqualTo(keys.size());
+        assertThat(read.get(keys.get(0))).isEqualTo(1L);
+        assertThat(read.values().stream().filter(v -> v != 0L).count()).as("buckets read other than 0").isEqualTo(1);
     }
 }
