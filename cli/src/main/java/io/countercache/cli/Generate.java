@@ -2,6 +2,7 @@ package io.countercache.cli;
 
 import io.countercache.flyway.MigrationWriter;
 import io.countercache.hibernate.spi.EntityModel;
+import io.countercache.hibernate.spi.PersistenceSettings;
 import io.countercache.liquibase.ChangelogWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -25,8 +26,10 @@ import java.util.concurrent.Callable;
  *      [--setting hibernate.physical_naming_strategy=...] com.acme.Article com.acme.Comment ...
  * </pre>
  *
- * <p>The entity model is built exactly as Hibernate builds it at boot (PostgreSQL dialect, no database needed), so
- * pass the same naming settings the application uses.
+ * <p>The entity model is built exactly as Hibernate builds it at boot (PostgreSQL dialect, no database needed), with
+ * the naming settings the application's configuration on the classpath gives ({@code META-INF/persistence.xml},
+ * Spring Boot's {@code application.properties} or {@code .yml}, as {@link PersistenceSettings} reads them), and over
+ * them those given with {@code --setting}.
  */
 @Command(name = "generate", mixinStandardHelpOptions = true,
         description = "Write the Liquibase changelog (or, with --flyway, the Flyway migrations) that installs the"
@@ -41,7 +44,9 @@ final class Generate implements Callable<Integer> {
     Path flyway;
 
     @Option(names = "--setting", paramLabel = "KEY=VALUE",
-            description = "A Hibernate setting that changes names (naming strategies, default schema); repeatable.")
+            description = "A Hibernate setting that changes names (naming strategies, default schema), over what the"
+                    + " application's persistence.xml or application.properties/.yml on the classpath says;"
+                    + " repeatable.")
     Map<String, String> settings = new LinkedHashMap<>();
 
     @Option(names = "--changelog-name", paramLabel = "NAME",
@@ -54,16 +59,24 @@ final class Generate implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        ClassLoader classpath = Thread.currentThread().getContextClassLoader();
         List<Class<?>> entities = new ArrayList<>();
         for (String name : entityNames) {
             try {
-                entities.add(Class.forName(name));
+                entities.add(Class.forName(name, true, classpath));
             } catch (ClassNotFoundException e) {
                 throw new IllegalArgumentException("entity class " + name + " is not on the classpath");
             }
         }
+        Map<String, Object> resolved = new LinkedHashMap<>(PersistenceSettings.read(classpath));
+        resolved.putAll(settings);
+        String placeholder = PersistenceSettings.placeholder(resolved);
+        if (placeholder != null) {
+            throw new IllegalArgumentException(placeholder + " is a placeholder, which only the running application"
+                    + " resolves; give its value with --setting");
+        }
         String name = changelogName != null ? changelogName : EntityModel.changelogName(entities);
-        var counters = EntityModel.counters(entities, new LinkedHashMap<String, Object>(settings));
+        var counters = EntityModel.counters(entities, resolved);
         if (flyway != null) {
             Files.createDirectories(flyway);
             for (var file : MigrationWriter.render(name, counters, EntityModel.limits(entities), null).entrySet()) {

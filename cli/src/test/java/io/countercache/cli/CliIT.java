@@ -329,6 +329,32 @@ class CliIT {
                 .contains("executeInTransaction=false");
     }
 
+    /**
+     * The application's own configuration on the classpath names its tables, as at boot: here Spring Boot's
+     * application.properties puts them in a schema of its own, and a --setting goes over it.
+     */
+    @Test
+    void generateReadsTheApplicationsNamingSettingsFromTheClasspath(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Files.writeString(dir.resolve("application.properties"),
+                "spring.jpa.properties.hibernate.default_schema=newsroom\n");
+        Thread thread = Thread.currentThread();
+        ClassLoader before = thread.getContextClassLoader();
+        try (var classpath = new java.net.URLClassLoader(new java.net.URL[]{dir.toUri().toURL()}, before)) {
+            thread.setContextClassLoader(classpath);
+            java.nio.file.Path read = dir.resolve("read.sql");
+            java.nio.file.Path over = dir.resolve("over.sql");
+            assertThat(Main.run("generate", "--out", read.toString(), "io.countercache.cli.fixture.Story",
+                    "io.countercache.cli.fixture.Note")).isZero();
+            assertThat(Main.run("generate", "--out", over.toString(), "--setting", "hibernate.default_schema=archive",
+                    "io.countercache.cli.fixture.Story", "io.countercache.cli.fixture.Note")).isZero();
+            assertThat(read).content().contains("\"source_schema\": \"newsroom\"").doesNotContain("\"public\"");
+            assertThat(over).content().contains("\"source_schema\": \"archive\"").doesNotContain("newsroom");
+        } finally {
+            thread.setContextClassLoader(before);
+        }
+    }
+
     /** The jar published for {@code java -jar}: alone in a directory, with nothing beside it. */
     @Test
     void theAllJarRunsAlone(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {

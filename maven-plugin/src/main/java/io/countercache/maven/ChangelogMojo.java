@@ -3,6 +3,7 @@ package io.countercache.maven;
 import io.countercache.CounterCacheException;
 import io.countercache.flyway.MigrationWriter;
 import io.countercache.hibernate.spi.EntityModel;
+import io.countercache.hibernate.spi.PersistenceSettings;
 import io.countercache.liquibase.ChangelogWriter;
 import org.apache.maven.artifact.Artifact;
 import org.apache.maven.plugin.AbstractMojo;
@@ -109,12 +110,12 @@ abstract class ChangelogMojo extends AbstractMojo {
             Map<String, Object> resolved = new LinkedHashMap<>(PersistenceSettings.read(project.getBasedir().toPath(),
                     classes, loader));
             resolved.putAll(settings);
-            for (var e : resolved.entrySet()) {
-                if (String.valueOf(e.getValue()).contains("${")) {
-                    throw new MojoFailureException("countercache: " + e.getKey() + " = " + e.getValue() + " is a"
-                            + " placeholder, which the build cannot resolve as the running application will; give its"
-                            + " value in the plugin's <settings><" + e.getKey() + ">...</" + e.getKey() + "></settings>");
-                }
+            String placeholder = PersistenceSettings.placeholder(resolved);
+            if (placeholder != null) {
+                String key = placeholder.substring(0, placeholder.indexOf(" = "));
+                throw new MojoFailureException("countercache: " + placeholder + " is a placeholder, which the build"
+                        + " cannot resolve as the running application will; give its value in the plugin's <settings><"
+                        + key + ">...</" + key + "></settings>");
             }
             getLog().debug("countercache: entities " + entities + ", settings " + resolved);
             Quiet.hibernate();

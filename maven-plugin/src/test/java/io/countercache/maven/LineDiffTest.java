@@ -2,9 +2,6 @@ package io.countercache.maven;
 
 import org.junit.jupiter.api.Test;
 
-import java.util.List;
-import java.util.Map;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 class LineDiffTest {
@@ -26,14 +23,5 @@ class LineDiffTest {
                 +k
                 \s
                 """);
-    }
-
-    @Test
-    void springYamlBecomesDottedKeys() {
-        assertThat(PersistenceSettings.yaml(List.of("spring:", "  jpa:", "    hibernate:", "      naming:",
-                "        physical-strategy: com.acme.Naming  # ours", "    properties:",
-                "      hibernate.default_schema: \"shop\"", "server:", "  port: 8080")))
-                .singleElement().isEqualTo(Map.of("spring.jpa.hibernate.naming.physical-strategy", "com.acme.Naming",
-                        "spring.jpa.properties.hibernate.default_schema", "shop", "server.port", "8080"));
     }
 }

@@ -1,4 +1,4 @@
-package io.countercache.maven;
+package io.countercache.hibernate.spi;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -7,6 +7,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,7 +39,7 @@ class PersistenceSettingsTest {
                   </persistence-unit>
                 </persistence>
                 """.formatted(namespace.isEmpty() ? "" : "xmlns=\"" + namespace + "\""));
-        assertThat(PersistenceSettings.read(basedir, getClass().getClassLoader()))
+        assertThat(read())
                 .containsEntry("hibernate.physical_naming_strategy",
                         "org.hibernate.boot.model.naming.PhysicalNamingStrategySnakeCaseImpl")
                 .doesNotContainKey("jakarta.persistence.jdbc.url");
@@ -49,11 +51,11 @@ class PersistenceSettingsTest {
         Path properties = basedir.resolve("src/main/resources/application.properties");
         Files.createDirectories(properties.getParent());
         Files.writeString(properties, "spring.jpa.properties.countercache.strategy=slotted\ncountercache.strategy=unlogged\n");
-        assertThat(PersistenceSettings.read(basedir, getClass().getClassLoader()))
+        assertThat(read())
                 .containsEntry("countercache.strategy", "unlogged");
         Files.delete(properties);
         Files.writeString(basedir.resolve("src/main/resources/application.yml"), "countercache:\n  strategy: direct\n");
-        assertThat(PersistenceSettings.read(basedir, getClass().getClassLoader()))
+        assertThat(read())
                 .containsEntry("countercache.strategy", "direct");
     }
 
@@ -81,19 +83,19 @@ class PersistenceSettingsTest {
                       hibernate:
                         default_schema: scratch
                 """);
-        assertThat(PersistenceSettings.read(basedir, getClass().getClassLoader()))
+        assertThat(read())
                 .containsEntry("hibernate.default_schema", "app");
         Files.delete(yml);
         Files.writeString(basedir.resolve("src/main/resources/application.properties"),
                 "spring.jpa.properties.hibernate.default_schema=app\n#---\nspring.config.activate.on-profile=test\n"
                         + "spring.jpa.properties.hibernate.default_schema=scratch\n");
-        assertThat(PersistenceSettings.read(basedir, getClass().getClassLoader()))
+        assertThat(read())
                 .containsEntry("hibernate.default_schema", "app");
         // unless the application's own document activates the profile
         Files.writeString(basedir.resolve("src/main/resources/application.properties"),
                 "spring.profiles.active=prod\nspring.jpa.properties.hibernate.default_schema=app\n!---\n"
                         + "spring.config.activate.on-profile=prod\nspring.jpa.properties.hibernate.default_schema=live\n");
-        assertThat(PersistenceSettings.read(basedir, getClass().getClassLoader()))
+        assertThat(read())
                 .containsEntry("hibernate.default_schema", "live");
     }
 
@@ -106,7 +108,40 @@ class PersistenceSettingsTest {
         Files.createDirectories(copied.getParent());
         Files.writeString(written, "spring.jpa.properties.hibernate.default_schema=${db.schema}\n");
         Files.writeString(copied, "spring.jpa.properties.hibernate.default_schema=app\n");
-        assertThat(PersistenceSettings.read(basedir, getClass().getClassLoader()))
+        assertThat(read())
                 .containsEntry("hibernate.default_schema", "app");
+    }
+
+    /** The files of a classpath, as the CLI reads them: the first of each name, in a directory or a jar. */
+    @Test
+    void theFilesOfAClasspathAreRead() throws Exception {
+        Path jar = basedir.resolve("app.jar");
+        try (var out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
+            out.putNextEntry(new java.util.jar.JarEntry("application.yml"));
+            out.write("spring:\n  jpa:\n    properties:\n      hibernate.default_schema: shop\n".getBytes());
+            out.closeEntry();
+        }
+        Path classes = Files.createDirectories(basedir.resolve("classes"));
+        Files.writeString(classes.resolve("application.properties"),
+                "spring.jpa.hibernate.naming.physical-strategy=com.acme.Naming\n");
+        try (var loader = new java.net.URLClassLoader(new java.net.URL[]{classes.toUri().toURL(), jar.toUri().toURL()},
+                null)) {
+            assertThat(PersistenceSettings.read(loader))
+                    .containsEntry("hibernate.physical_naming_strategy", "com.acme.Naming")
+                    .containsEntry("hibernate.default_schema", "shop");
+        }
+    }
+
+    @Test
+    void springYamlBecomesDottedKeys() {
+        assertThat(PersistenceSettings.yaml(List.of("spring:", "  jpa:", "    hibernate:", "      naming:",
+                "        physical-strategy: com.acme.Naming  # ours", "    properties:",
+                "      hibernate.default_schema: \"shop\"", "server:", "  port: 8080")))
+                .singleElement().isEqualTo(Map.of("spring.jpa.hibernate.naming.physical-strategy", "com.acme.Naming",
+                        "spring.jpa.properties.hibernate.default_schema", "shop", "server.port", "8080"));
+    }
+
+    private java.util.Map<String, String> read() throws java.io.IOException {
+        return PersistenceSettings.read(basedir, basedir.resolve("target/classes"), getClass().getClassLoader());
     }
 }

@@ -1,13 +1,16 @@
-package io.countercache.maven;
+package io.countercache.hibernate.spi;
 
 import org.w3c.dom.Element;
 import org.w3c.dom.NodeList;
+import org.xml.sax.InputSource;
 
 import javax.xml.XMLConstants;
 import javax.xml.parsers.DocumentBuilderFactory;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.Reader;
 import java.io.StringReader;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,20 +23,21 @@ import java.util.Map;
 import java.util.Properties;
 
 /**
- * The Hibernate settings that change table and column names, as the project configures them for its application:
+ * The Hibernate settings that change table and column names, as a project configures them for its application:
  * {@code META-INF/persistence.xml}, or Spring Boot's {@code application.properties} / {@code application.yml}
  * ({@code spring.jpa.hibernate.naming.*}, {@code spring.jpa.properties.hibernate.*}, and the starter's
- * {@code countercache.strategy}), with Spring Boot's own
- * default naming strategies when Spring Boot's JPA support is on the classpath and names none. A changelog generated
- * without them would name other columns than the application's tables have.
+ * {@code countercache.strategy}), with Spring Boot's own default naming strategies when Spring Boot's JPA support is
+ * on the classpath and names none. A changelog generated without them would name other columns than the
+ * application's tables have. The build plugin reads them from the project's files, the CLI from the classpath it is
+ * given, as the application does at boot.
  */
-final class PersistenceSettings {
+public final class PersistenceSettings {
 
     /** The settings that decide names (and the library's own default strategy). */
-    static final List<String> NAMING = List.of("hibernate.physical_naming_strategy", "hibernate.implicit_naming_strategy",
-            "hibernate.default_schema", "hibernate.default_catalog", "hibernate.globally_quoted_identifiers",
-            "hibernate.globally_quoted_identifiers_skip_column_definitions", "hibernate.auto_quote_keyword",
-            "countercache.strategy");
+    public static final List<String> NAMING = List.of("hibernate.physical_naming_strategy",
+            "hibernate.implicit_naming_strategy", "hibernate.default_schema", "hibernate.default_catalog",
+            "hibernate.globally_quoted_identifiers", "hibernate.globally_quoted_identifiers_skip_column_definitions",
+            "hibernate.auto_quote_keyword", "countercache.strategy");
 
     /** The key of a Spring Boot document that only a profile activates. */
     private static final String ON_PROFILE = "spring.config.activate.on-profile";
@@ -41,27 +45,46 @@ final class PersistenceSettings {
     private PersistenceSettings() {
     }
 
-    static Map<String, String> read(Path basedir, ClassLoader project) throws IOException {
-        return read(basedir, basedir.resolve("target/classes"), project);
-    }
-
     /**
-     * The settings of the project's files: each as the build copied it to its classes (after resource filtering has
+     * The settings of a project's files: each as the build copied it to its classes (after resource filtering has
      * replaced its {@code ${...}}), else as written in {@code src/main/resources}.
      */
-    static Map<String, String> read(Path basedir, Path classes, ClassLoader project) throws IOException {
-        Map<String, String> settings = new LinkedHashMap<>();
+    public static Map<String, String> read(Path basedir, Path classes, ClassLoader project) throws IOException {
         Path written = basedir.resolve("src/main/resources");
-        java.util.function.Function<String, Path> resources = f -> Files.exists(classes.resolve(f))
-                ? classes.resolve(f) : written.resolve(f);
-        Path xml = resources.apply("META-INF/persistence.xml");
-        if (Files.exists(xml)) {
+        return read(name -> {
+            Path file = Files.exists(classes.resolve(name)) ? classes.resolve(name) : written.resolve(name);
+            return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : null;
+        }, project);
+    }
+
+    /** The settings of the files on a classpath: the first of each name, as the application finds it at boot. */
+    public static Map<String, String> read(ClassLoader classpath) throws IOException {
+        return read(name -> {
+            URL url = classpath.getResource(name);
+            if (url == null) {
+                return null;
+            }
+            try (InputStream in = url.openStream()) {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+        }, classpath);
+    }
+
+    /** The text of a file of the application's configuration, or null when it has none of that name. */
+    private interface Resources {
+        String text(String name) throws IOException;
+    }
+
+    private static Map<String, String> read(Resources resources, ClassLoader project) throws IOException {
+        Map<String, String> settings = new LinkedHashMap<>();
+        String xml = resources.text("META-INF/persistence.xml");
+        if (xml != null) {
             settings.putAll(persistenceXml(xml));
         }
         List<Map<String, String>> documents = new ArrayList<>();
-        Path properties = resources.apply("application.properties");
-        if (Files.exists(properties)) {
-            for (String document : Files.readString(properties, StandardCharsets.UTF_8).split("(?m)^[#!]---\\s*$")) {
+        String properties = resources.text("application.properties");
+        if (properties != null) {
+            for (String document : properties.split("(?m)^[#!]---\\s*$")) {
                 Properties p = new Properties();
                 try (Reader in = new StringReader(document)) {
                     p.load(in);
@@ -72,8 +95,9 @@ final class PersistenceSettings {
             }
         }
         for (String name : List.of("application.yml", "application.yaml")) {
-            if (Files.exists(resources.apply(name))) {
-                documents.addAll(yaml(Files.readAllLines(resources.apply(name), StandardCharsets.UTF_8)));
+            String yaml = resources.text(name);
+            if (yaml != null) {
+                documents.addAll(yaml(yaml.lines().toList()));
             }
         }
         Map<String, String> spring = application(documents);
@@ -102,6 +126,15 @@ final class PersistenceSettings {
         return settings;
     }
 
+    /**
+     * The first setting whose value is a placeholder ({@code ${...}}) that only the running application resolves,
+     * as {@code key = value}; null when there is none.
+     */
+    public static String placeholder(Map<String, ?> settings) {
+        return settings.entrySet().stream().filter(e -> String.valueOf(e.getValue()).contains("${"))
+                .map(e -> e.getKey() + " = " + e.getValue()).findFirst().orElse(null);
+    }
+
     private static boolean springBootJpa(ClassLoader project) {
         return present("org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration", project)
                 || present("org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration", project);
@@ -117,14 +150,15 @@ final class PersistenceSettings {
     }
 
     /** The naming properties of the first persistence unit. */
-    private static Map<String, String> persistenceXml(Path file) throws IOException {
+    private static Map<String, String> persistenceXml(String file) throws IOException {
         Map<String, String> settings = new LinkedHashMap<>();
         try {
             DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
             factory.setNamespaceAware(true);   // else getElementsByTagNameNS finds nothing, in any namespace or none
             factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
             factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
-            NodeList units = factory.newDocumentBuilder().parse(file.toFile()).getElementsByTagNameNS("*", "persistence-unit");
+            NodeList units = factory.newDocumentBuilder().parse(new InputSource(new StringReader(file)))
+                    .getElementsByTagNameNS("*", "persistence-unit");
             if (units.getLength() > 0) {
                 NodeList properties = ((Element) units.item(0)).getElementsByTagNameNS("*", "property");
                 for (int i = 0; i < properties.getLength(); i++) {
@@ -135,7 +169,7 @@ final class PersistenceSettings {
                 }
             }
         } catch (javax.xml.parsers.ParserConfigurationException | org.xml.sax.SAXException e) {
-            throw new IOException(file + " is not a readable persistence.xml: " + e.getMessage(), e);
+            throw new IOException("META-INF/persistence.xml is not readable: " + e.getMessage(), e);
         }
         return settings;
     }
