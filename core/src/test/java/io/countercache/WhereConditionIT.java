@@ -80,6 +80,27 @@ class WhereConditionIT {
         assertThat(db.queryLong("SELECT total_odd FROM blog_article WHERE id = 1")).isOne();
     }
 
+    /**
+     * A text that closes the parenthesis around an operator is the one expression {@code (a) OR (b)} that the checks
+     * took it for, wherever the condition is read: between the capture's tests of the key and of a distinct value it
+     * would count a comment of no commenter as one more.
+     */
+    @Test
+    void aConditionThatClosesItsParenthesisStaysOneExpression() throws Exception {
+        install(new CounterDefinition("Article.either", BlogSchema.ARTICLE, "id", KeyType.BIGINT, "either", "bigint",
+                BlogSchema.COMMENT, "article_id", "publish_status = 'public') OR (likes > 5", null,
+                io.countercache.Strategy.QUEUE, 0, null, null, "creator_id"));
+        db.execute("INSERT INTO blog_user (id) VALUES (31), (32), (33);"
+                + "INSERT INTO blog_article (id) VALUES (3);"
+                + "INSERT INTO blog_comment (article_id, creator_id, publish_status, likes) VALUES (3, 31, 'private', 9),"
+                + " (3, 32, 'private', 1), (3, 33, 'public', 0), (3, NULL, 'public', 0), (NULL, 31, 'public', 0)");
+        db.queryLong("SELECT countercache.rollup(100)");
+        assertThat(db.queryLong("SELECT either FROM blog_article WHERE id = 3")).as("commenters 31 and 33").isEqualTo(2);
+        assertThat(db.queryRows("SELECT counter_id, target_id FROM countercache.orphan"
+                + " UNION ALL SELECT counter_id, target_id FROM countercache.dead_letter"))
+                .as("deltas for no article").isEmpty();
+    }
+
     @Test
     void aConditionThatFailsAtRunTimeFailsTheWriteNamingTheCounter() throws Exception {
         install(counter("total_risky", "100 / (likes - 3) > 0"));

@@ -1431,13 +1431,16 @@ $fn$;
 -- The contribution formula, in four pieces that every reader of it shares: whether a row (aliased as the source
 -- table) counts for counter c at all: its foreign key is set and the counter's condition holds, judged on the source
 -- row alone (and, for a distinct counter, it has a value: count(DISTINCT x) passes NULL over; for a counter per
--- bucket, a time);
+-- bucket, a time). The condition stands between THEN and END, where the text `a) OR (b`, which the checks take as
+-- the one expression `(a) OR (b)`, stays one: after AND it would be `... AND (a) OR (b)`. The planner folds the
+-- CASE away;
 CREATE OR REPLACE FUNCTION countercache.counts_sql(c countercache.counter)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format('%1$I.%2$I IS NOT NULL AND (%3$s)', c.source_table, c.source_fk, coalesce(c.condition, 'true'))
+    SELECT format('%I.%I IS NOT NULL', c.source_table, c.source_fk)
+        || CASE WHEN c.condition IS NULL THEN '' ELSE format(' AND CASE WHEN true THEN (%s) END', c.condition) END
         || CASE WHEN c.distinct_column IS NULL THEN ''
                 ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.distinct_column) END
         -- a time of infinity falls in no period (and would fail the bucket's key)
@@ -2694,19 +2697,25 @@ $fn$;
 -- other load the counters read exact when it returns. CALL it outside a transaction block (autocommit).
 -- (A procedure with a SET clause cannot commit, so it pins search_path for each of its transactions itself, first
 -- thing after each COMMIT; what it evaluates before that names pg_catalog's operators.)
--- The install runs it as the migrator, with row_security off: a counted table whose row-level security applies to
--- the migrator would run its policies' code with the migrator's rights and hide rows from the count; instead the
--- recount fails, saying so (the install's checks name the table and the fix, where the counter's unit ran).
+-- Run by the schema's owner (the install's migrator), it reads with row_security off: a counted table whose
+-- row-level security applies to that role would run its policies' code with the owner's rights and hide rows from the
+-- count; instead the recount fails, saying so (the install's checks name the table and the fix, where the counter's
+-- unit ran). A worker keeps row_security as it is: a policy may show it every row (docs/security.md).
 CREATE OR REPLACE PROCEDURE countercache.run_recounts(max_targets integer DEFAULT countercache.default_batch_size())
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
     stepped bigint;
+    as_owner boolean := EXISTS (SELECT FROM pg_catalog.pg_namespace n
+                              WHERE n.nspname OPERATOR(pg_catalog.=) 'countercache'
+                                AND pg_catalog.pg_has_role(n.nspowner, 'USAGE'));
 BEGIN
     LOOP
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true),
-                pg_catalog.set_config('row_security', 'off', true);
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
         EXIT WHEN NOT EXISTS (SELECT FROM countercache.recount_job);
+        IF as_owner THEN
+            PERFORM set_config('row_security', 'off', true);
+        END IF;
         BEGIN
             SELECT count(*) INTO stepped FROM countercache.recount_next(max_targets);
         EXCEPTION WHEN insufficient_privilege THEN
@@ -2716,8 +2725,10 @@ BEGIN
                              ' row-level security is the cause, else grant it SELECT on the counted tables';
         END;
         COMMIT;
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true),
-                pg_catalog.set_config('row_security', 'off', true);
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        IF as_owner THEN
+            PERFORM set_config('row_security', 'off', true);
+        END IF;
         -- apply the batch's corrections, so counters read exact at the end (rollup() would start another batch)
         PERFORM FROM countercache.rollup_report(max_targets, false);
         COMMIT;
@@ -3022,26 +3033,6 @@ BEGIN
                                                   AND rw.ev_action::text LIKE '%{SQLVALUEFUNCTION %') THEN
                 untrusted := concat_ws(', ', untrusted, 'a CURRENT_... value (STABLE: it may change while the row does not)');
             END IF;
-            -- Nor is a cast through text (created_at::text), which calls the types' output and input functions,
-            -- never named in the tree: the text of a time depends on TimeZone and DateStyle. PostgreSQL tells whether
-            -- such an expression is immutable when it is made a stored generated column: of a copy of the source's
-            -- columns, dropped with its subtransaction.
-            IF EXISTS (SELECT FROM pg_rewrite rw WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass
-                                                  AND rw.ev_action::text LIKE '%{COERCEVIAIO %') THEN
-                BEGIN
-                    EXECUTE format('CREATE TEMP TABLE %I (LIKE %I.%I)', source_table, source_schema, source_table);
-                    EXECUTE format('ALTER TABLE pg_temp.%I ADD COLUMN countercache_x boolean GENERATED ALWAYS AS'
-                                   ' ((%s)) STORED', source_table, condition);
-                    RAISE SQLSTATE 'CC000';   -- immutable: undo the copy
-                EXCEPTION
-                    WHEN invalid_object_definition THEN   -- "generation expression is not immutable"
-                        untrusted := concat_ws(', ', untrusted, 'a cast through text that is not immutable (the'
-                                                                ' text of a time depends on TimeZone and DateStyle,'
-                                                                ' an enum''s label may be renamed)');
-                    WHEN OTHERS THEN
-                        NULL;   -- immutable, or what another check here reports (a subquery)
-                END;
-            END IF;
             -- The condition is judged on the source row alone, when that row is written: a table it reads besides
             -- (a subquery) can change without any write of the source, and the count would drift unseen.
             SELECT string_agg(DISTINCT d.refobjid::regclass::text, ', ') INTO elsewhere
@@ -3051,6 +3042,30 @@ BEGIN
                AND d.refclassid = 'pg_class'::regclass
                AND d.refobjid NOT IN ('pg_temp.countercache_probe'::regclass,
                                       to_regclass(format('%I.%I', source_schema, source_table)));
+            -- Nor is a cast through text (created_at::text), which calls the types' output and input functions,
+            -- never named in the tree: the text of a time depends on TimeZone and DateStyle. PostgreSQL tells whether
+            -- such an expression is immutable when it is made a stored generated column: of a copy of the source's
+            -- columns, dropped with its subtransaction. Only that copy's own end (CC000) passes.
+            IF elsewhere IS NULL AND EXISTS (SELECT FROM pg_rewrite rw
+                                              WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass
+                                                AND rw.ev_action::text LIKE '%{COERCEVIAIO %') THEN
+                BEGIN
+                    IF to_regclass(format('pg_temp.%I', source_table)) IS NOT NULL THEN
+                        RAISE 'this session has a temporary table named %', source_table;
+                    END IF;
+                    EXECUTE format('CREATE TEMP TABLE %I (LIKE %I.%I)', source_table, source_schema, source_table);
+                    EXECUTE format('ALTER TABLE pg_temp.%I ADD COLUMN countercache_x boolean GENERATED ALWAYS AS'
+                                   ' ((%s)) STORED', source_table, condition);
+                    RAISE SQLSTATE 'CC000';
+                EXCEPTION
+                    WHEN SQLSTATE 'CC000' THEN
+                        NULL;
+                    WHEN OTHERS THEN   -- "generation expression is not immutable", or what kept it from being judged
+                        untrusted := concat_ws(', ', untrusted, format('a cast through text that is not immutable, as'
+                            ' PostgreSQL judges it: %s (the text of a time depends on TimeZone and DateStyle, an'
+                            ' enum''s label may be renamed)', SQLERRM));
+                END;
+            END IF;
             -- A literal compared with a column is converted once, when the condition is parsed, by the settings of
             -- the session that parses it: a writer's for the capture, the worker's for a recount. '2024-01-01'
             -- against a timestamptz column (TimeZone), '01/02/2024' (DateStyle) or an interval's '-1 2:00'
@@ -3102,8 +3117,10 @@ BEGIN
         EXCEPTION WHEN insufficient_privilege THEN
             RETURN QUERY SELECT d || ': ' || format('where = "%s" is not checked: %s (as %I)', condition, SQLERRM,
                                                     current_user),
-                format('let %I read every row of what the condition reads: ALTER ROLE %I BYPASSRLS (as a superuser)'
-                       ' where row-level security is the cause, else GRANT SELECT', current_user, current_user);
+                format('let %I read every row of what the condition reads, as the message says: where row-level'
+                       ' security is the cause, ALTER ROLE %I BYPASSRLS (as a superuser), or ALTER TABLE ... NO FORCE'
+                       ' ROW LEVEL SECURITY on a table it owns; else GRANT SELECT on the table, or TEMPORARY on the'
+                       ' database', current_user, current_user);
         WHEN OTHERS THEN
             RETURN QUERY SELECT d || ': ' || format('where = "%s" is not one boolean expression over %I.%I: %s',
                 condition, source_schema, source_table, SQLERRM),
@@ -5261,7 +5278,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT '377ca58204651a5f' $fn$;
+AS $fn$ SELECT 'd41f0eb0b232e80e' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5428,7 +5445,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Topic.lastPostAt, Topic.publishedPosts', 'source table public.post does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'post')) IS NULL;
-SELECT countercache.built_by('377ca58204651a5f');
+SELECT countercache.built_by('d41f0eb0b232e80e');
 LOCK TABLE "public"."post" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5516,7 +5533,7 @@ SELECT countercache.install_triggers('public', 'post');
 
 -- changeset countercache:countercache-target-public.topic runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.topic: Topic.lastPostAt, Topic.publishedPosts
-SELECT countercache.built_by('377ca58204651a5f');
+SELECT countercache.built_by('d41f0eb0b232e80e');
 SELECT countercache.install_triggers('public', 'topic',
     ARRAY['public.topic.last_post_at', 'public.topic.published_posts']::text[],
     ARRAY['b58fa54e25e7d1b250528a49', '2055b04c73844508f4a7e2be']::text[]);

@@ -59,7 +59,8 @@ final class Generate implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        ClassLoader classpath = Thread.currentThread().getContextClassLoader();
+        ClassLoader context = Thread.currentThread().getContextClassLoader();
+        ClassLoader classpath = context != null ? context : Generate.class.getClassLoader();
         List<Class<?>> entities = new ArrayList<>();
         for (String name : entityNames) {
             try {

@@ -79,13 +79,16 @@ $fn$;
 -- The contribution formula, in four pieces that every reader of it shares: whether a row (aliased as the source
 -- table) counts for counter c at all: its foreign key is set and the counter's condition holds, judged on the source
 -- row alone (and, for a distinct counter, it has a value: count(DISTINCT x) passes NULL over; for a counter per
--- bucket, a time);
+-- bucket, a time). The condition stands between THEN and END, where the text `a) OR (b`, which the checks take as
+-- the one expression `(a) OR (b)`, stays one: after AND it would be `... AND (a) OR (b)`. The planner folds the
+-- CASE away;
 CREATE OR REPLACE FUNCTION countercache.counts_sql(c countercache.counter)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $fn$
-    SELECT format('%1$I.%2$I IS NOT NULL AND (%3$s)', c.source_table, c.source_fk, coalesce(c.condition, 'true'))
+    SELECT format('%I.%I IS NOT NULL', c.source_table, c.source_fk)
+        || CASE WHEN c.condition IS NULL THEN '' ELSE format(' AND CASE WHEN true THEN (%s) END', c.condition) END
         || CASE WHEN c.distinct_column IS NULL THEN ''
                 ELSE format(' AND %I.%I IS NOT NULL', c.source_table, c.distinct_column) END
         -- a time of infinity falls in no period (and would fail the bucket's key)

@@ -291,26 +291,6 @@ BEGIN
                                                   AND rw.ev_action::text LIKE '%{SQLVALUEFUNCTION %') THEN
                 untrusted := concat_ws(', ', untrusted, 'a CURRENT_... value (STABLE: it may change while the row does not)');
             END IF;
-            -- Nor is a cast through text (created_at::text), which calls the types' output and input functions,
-            -- never named in the tree: the text of a time depends on TimeZone and DateStyle. PostgreSQL tells whether
-            -- such an expression is immutable when it is made a stored generated column: of a copy of the source's
-            -- columns, dropped with its subtransaction.
-            IF EXISTS (SELECT FROM pg_rewrite rw WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass
-                                                  AND rw.ev_action::text LIKE '%{COERCEVIAIO %') THEN
-                BEGIN
-                    EXECUTE format('CREATE TEMP TABLE %I (LIKE %I.%I)', source_table, source_schema, source_table);
-                    EXECUTE format('ALTER TABLE pg_temp.%I ADD COLUMN countercache_x boolean GENERATED ALWAYS AS'
-                                   ' ((%s)) STORED', source_table, condition);
-                    RAISE SQLSTATE 'CC000';   -- immutable: undo the copy
-                EXCEPTION
-                    WHEN invalid_object_definition THEN   -- "generation expression is not immutable"
-                        untrusted := concat_ws(', ', untrusted, 'a cast through text that is not immutable (the'
-                                                                ' text of a time depends on TimeZone and DateStyle,'
-                                                                ' an enum''s label may be renamed)');
-                    WHEN OTHERS THEN
-                        NULL;   -- immutable, or what another check here reports (a subquery)
-                END;
-            END IF;
             -- The condition is judged on the source row alone, when that row is written: a table it reads besides
             -- (a subquery) can change without any write of the source, and the count would drift unseen.
             SELECT string_agg(DISTINCT d.refobjid::regclass::text, ', ') INTO elsewhere
@@ -320,6 +300,30 @@ BEGIN
                AND d.refclassid = 'pg_class'::regclass
                AND d.refobjid NOT IN ('pg_temp.countercache_probe'::regclass,
                                       to_regclass(format('%I.%I', source_schema, source_table)));
+            -- Nor is a cast through text (created_at::text), which calls the types' output and input functions,
+            -- never named in the tree: the text of a time depends on TimeZone and DateStyle. PostgreSQL tells whether
+            -- such an expression is immutable when it is made a stored generated column: of a copy of the source's
+            -- columns, dropped with its subtransaction. Only that copy's own end (CC000) passes.
+            IF elsewhere IS NULL AND EXISTS (SELECT FROM pg_rewrite rw
+                                              WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass
+                                                AND rw.ev_action::text LIKE '%{COERCEVIAIO %') THEN
+                BEGIN
+                    IF to_regclass(format('pg_temp.%I', source_table)) IS NOT NULL THEN
+                        RAISE 'this session has a temporary table named %', source_table;
+                    END IF;
+                    EXECUTE format('CREATE TEMP TABLE %I (LIKE %I.%I)', source_table, source_schema, source_table);
+                    EXECUTE format('ALTER TABLE pg_temp.%I ADD COLUMN countercache_x boolean GENERATED ALWAYS AS'
+                                   ' ((%s)) STORED', source_table, condition);
+                    RAISE SQLSTATE 'CC000';
+                EXCEPTION
+                    WHEN SQLSTATE 'CC000' THEN
+                        NULL;
+                    WHEN OTHERS THEN   -- "generation expression is not immutable", or what kept it from being judged
+                        untrusted := concat_ws(', ', untrusted, format('a cast through text that is not immutable, as'
+                            ' PostgreSQL judges it: %s (the text of a time depends on TimeZone and DateStyle, an'
+                            ' enum''s label may be renamed)', SQLERRM));
+                END;
+            END IF;
             -- A literal compared with a column is converted once, when the condition is parsed, by the settings of
             -- the session that parses it: a writer's for the capture, the worker's for a recount. '2024-01-01'
             -- against a timestamptz column (TimeZone), '01/02/2024' (DateStyle) or an interval's '-1 2:00'
@@ -371,8 +375,10 @@ BEGIN
         EXCEPTION WHEN insufficient_privilege THEN
             RETURN QUERY SELECT d || ': ' || format('where = "%s" is not checked: %s (as %I)', condition, SQLERRM,
                                                     current_user),
-                format('let %I read every row of what the condition reads: ALTER ROLE %I BYPASSRLS (as a superuser)'
-                       ' where row-level security is the cause, else GRANT SELECT', current_user, current_user);
+                format('let %I read every row of what the condition reads, as the message says: where row-level'
+                       ' security is the cause, ALTER ROLE %I BYPASSRLS (as a superuser), or ALTER TABLE ... NO FORCE'
+                       ' ROW LEVEL SECURITY on a table it owns; else GRANT SELECT on the table, or TEMPORARY on the'
+                       ' database', current_user, current_user);
         WHEN OTHERS THEN
             RETURN QUERY SELECT d || ': ' || format('where = "%s" is not one boolean expression over %I.%I: %s',
                 condition, source_schema, source_table, SQLERRM),

@@ -429,19 +429,25 @@ $fn$;
 -- other load the counters read exact when it returns. CALL it outside a transaction block (autocommit).
 -- (A procedure with a SET clause cannot commit, so it pins search_path for each of its transactions itself, first
 -- thing after each COMMIT; what it evaluates before that names pg_catalog's operators.)
--- The install runs it as the migrator, with row_security off: a counted table whose row-level security applies to
--- the migrator would run its policies' code with the migrator's rights and hide rows from the count; instead the
--- recount fails, saying so (the install's checks name the table and the fix, where the counter's unit ran).
+-- Run by the schema's owner (the install's migrator), it reads with row_security off: a counted table whose
+-- row-level security applies to that role would run its policies' code with the owner's rights and hide rows from the
+-- count; instead the recount fails, saying so (the install's checks name the table and the fix, where the counter's
+-- unit ran). A worker keeps row_security as it is: a policy may show it every row (docs/security.md).
 CREATE OR REPLACE PROCEDURE countercache.run_recounts(max_targets integer DEFAULT countercache.default_batch_size())
 LANGUAGE plpgsql
 AS $fn$
 DECLARE
     stepped bigint;
+    as_owner boolean := EXISTS (SELECT FROM pg_catalog.pg_namespace n
+                              WHERE n.nspname OPERATOR(pg_catalog.=) 'countercache'
+                                AND pg_catalog.pg_has_role(n.nspowner, 'USAGE'));
 BEGIN
     LOOP
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true),
-                pg_catalog.set_config('row_security', 'off', true);
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
         EXIT WHEN NOT EXISTS (SELECT FROM countercache.recount_job);
+        IF as_owner THEN
+            PERFORM set_config('row_security', 'off', true);
+        END IF;
         BEGIN
             SELECT count(*) INTO stepped FROM countercache.recount_next(max_targets);
         EXCEPTION WHEN insufficient_privilege THEN
@@ -451,8 +457,10 @@ BEGIN
                              ' row-level security is the cause, else grant it SELECT on the counted tables';
         END;
         COMMIT;
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true),
-                pg_catalog.set_config('row_security', 'off', true);
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        IF as_owner THEN
+            PERFORM set_config('row_security', 'off', true);
+        END IF;
         -- apply the batch's corrections, so counters read exact at the end (rollup() would start another batch)
         PERFORM FROM countercache.rollup_report(max_targets, false);
         COMMIT;

@@ -16,7 +16,7 @@ BEGIN
     END IF;
     IF TG_OP = 'INSERT' THEN
         IF NOT EXISTS (SELECT FROM countercache_new OFFSET 1) THEN
-        FOR r IN SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Tag.uses */ tagging.tag_id IS NOT NULL AND (true) THEN tagging.tag_id END AS k1, 1 AS d1, NULL::text AS v1 FROM countercache_new AS tagging) r,
+        FOR r IN SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Tag.uses */ tagging.tag_id IS NOT NULL THEN tagging.tag_id END AS k1, 1 AS d1, NULL::text AS v1 FROM countercache_new AS tagging) r,
             LATERAL (VALUES (314919807, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0 ORDER BY k LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
@@ -37,7 +37,7 @@ BEGIN
         END LOOP;
         ELSIF NOT EXISTS (SELECT FROM countercache_new OFFSET 1000) THEN
         FOR r IN SELECT 314919807 AS c, x.k, x.v, sum(x.d) AS d FROM (
-            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0 ORDER BY k LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
@@ -58,7 +58,7 @@ BEGIN
         END LOOP;
         ELSE
         FOR r IN EXECUTE 'SELECT 314919807 AS c, x.k, x.v, sum(x.d) AS d FROM (
-            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0 ORDER BY k' LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
@@ -80,7 +80,7 @@ BEGIN
         END IF;
     ELSIF TG_OP = 'DELETE' THEN
         IF NOT EXISTS (SELECT FROM countercache_old OFFSET 1) THEN
-        FOR r IN SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Tag.uses */ tagging.tag_id IS NOT NULL AND (true) THEN tagging.tag_id END AS k1, -1 AS d1, NULL::text AS v1 FROM countercache_old AS tagging) r,
+        FOR r IN SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Tag.uses */ tagging.tag_id IS NOT NULL THEN tagging.tag_id END AS k1, -1 AS d1, NULL::text AS v1 FROM countercache_old AS tagging) r,
             LATERAL (VALUES (314919807, r.k1, r.v1, r.d1)) AS x(c, k, v, d) WHERE x.k IS NOT NULL AND x.d <> 0 ORDER BY k LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
@@ -101,7 +101,7 @@ BEGIN
         END LOOP;
         ELSIF NOT EXISTS (SELECT FROM countercache_old OFFSET 1000) THEN
         FOR r IN SELECT 314919807 AS c, x.k, x.v, sum(x.d) AS d FROM (
-            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0 ORDER BY k LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
@@ -122,7 +122,7 @@ BEGIN
         END LOOP;
         ELSE
         FOR r IN EXECUTE 'SELECT 314919807 AS c, x.k, x.v, sum(x.d) AS d FROM (
-            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0 ORDER BY k' LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
@@ -145,7 +145,7 @@ BEGIN
     ELSIF TG_OP = 'UPDATE' THEN
         SELECT CASE WHEN NOT EXISTS (SELECT FROM countercache_new OFFSET 1) THEN EXISTS (SELECT FROM (SELECT tagging.tag_id AS s1, (true) AS s2 FROM countercache_old AS tagging) o, (SELECT tagging.tag_id AS s1, (true) AS s2 FROM countercache_new AS tagging) n WHERE ROW(o.s1, o.s2) IS DISTINCT FROM ROW(n.s1, n.s2)) END INTO changed;
         IF changed THEN
-        FOR r IN SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Tag.uses */ tagging.tag_id IS NOT NULL AND (true) THEN tagging.tag_id END AS k1, -1 AS d1, NULL::text AS v1, tagging.tag_id AS s1_1, (true) AS s1_2 FROM countercache_old AS tagging) o, (SELECT CASE WHEN /* @CounterCache on Tag.uses */ tagging.tag_id IS NOT NULL AND (true) THEN tagging.tag_id END AS k1, 1 AS d1, NULL::text AS v1, tagging.tag_id AS s1_1, (true) AS s1_2 FROM countercache_new AS tagging) n,
+        FOR r IN SELECT x.c, x.k, x.v, x.d FROM (SELECT CASE WHEN /* @CounterCache on Tag.uses */ tagging.tag_id IS NOT NULL THEN tagging.tag_id END AS k1, -1 AS d1, NULL::text AS v1, tagging.tag_id AS s1_1, (true) AS s1_2 FROM countercache_old AS tagging) o, (SELECT CASE WHEN /* @CounterCache on Tag.uses */ tagging.tag_id IS NOT NULL THEN tagging.tag_id END AS k1, 1 AS d1, NULL::text AS v1, tagging.tag_id AS s1_1, (true) AS s1_2 FROM countercache_new AS tagging) n,
             LATERAL (VALUES (314919807, o.k1, o.v1, o.d1, ROW(o.s1_1, o.s1_2) IS DISTINCT FROM ROW(n.s1_1, n.s1_2)), (314919807, n.k1, n.v1, n.d1, ROW(o.s1_1, o.s1_2) IS DISTINCT FROM ROW(n.s1_1, n.s1_2))) AS x(c, k, v, d, moved) WHERE x.moved AND x.k IS NOT NULL AND x.d <> 0 ORDER BY k LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
@@ -171,9 +171,9 @@ BEGIN
             RETURN NULL;   -- nothing counted changed
         END IF;
         FOR r IN SELECT 314919807 AS c, x.k, x.v, sum(x.d) AS d FROM (
-            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL) s
             UNION ALL
-            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0 ORDER BY k LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
@@ -198,9 +198,9 @@ BEGIN
             RETURN NULL;   -- nothing counted changed
         END IF;
         FOR r IN EXECUTE 'SELECT 314919807 AS c, x.k, x.v, sum(x.d) AS d FROM (
-            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, 1 AS d FROM countercache_new AS tagging WHERE tagging.tag_id IS NOT NULL) s
             UNION ALL
-            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM countercache_old AS tagging WHERE tagging.tag_id IS NOT NULL) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0 ORDER BY k' LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN
@@ -225,7 +225,7 @@ BEGIN
         PERFORM countercache.require_read_committed('TRUNCATE of public.tagging',
             'run TRUNCATE in a READ COMMITTED transaction, or use DELETE');
         FOR r IN EXECUTE 'SELECT 314919807 AS c, x.k, x.v, sum(x.d) AS d FROM (
-            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM public.tagging AS tagging WHERE tagging.tag_id IS NOT NULL AND (true)) s
+            SELECT /* @CounterCache on Tag.uses */ s.f AS k, s.v, s.d FROM (SELECT tagging.tag_id AS f, NULL::text AS v, -1 AS d FROM public.tagging AS tagging WHERE tagging.tag_id IS NOT NULL) s
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0 ORDER BY k' LOOP
             SELECT x.ctid INTO held FROM countercache.slot x WHERE x.counter_id = 314919807 AND x.target_id = r.k LIMIT 1 FOR UPDATE SKIP LOCKED;
             IF FOUND THEN

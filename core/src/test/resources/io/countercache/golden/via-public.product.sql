@@ -17,28 +17,28 @@ BEGIN
         IF countercache.generation(clock_timestamp()) = 0 THEN
         INSERT INTO countercache.delta_0 (counter_id, target_id, delta)
         SELECT s.c, s.k, s.d FROM (SELECT 2019686914 AS c, x.k, x.v, sum(x.d) AS d FROM (
-            SELECT /* @CounterCache on Shop.approvedReviews */ NEW.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM (SELECT * FROM public.review WHERE product_id = NEW.id) AS review WHERE review.product_id IS NOT NULL AND (approved)) s WHERE NEW.shop_id IS NOT NULL
+            SELECT /* @CounterCache on Shop.approvedReviews */ NEW.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM (SELECT * FROM public.review WHERE product_id = NEW.id) AS review WHERE review.product_id IS NOT NULL AND CASE WHEN true THEN (approved) END) s WHERE NEW.shop_id IS NOT NULL
             UNION ALL
-            SELECT /* @CounterCache on Shop.approvedReviews */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (approved)) s WHERE OLD.shop_id IS NOT NULL
+            SELECT /* @CounterCache on Shop.approvedReviews */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND CASE WHEN true THEN (approved) END) s WHERE OLD.shop_id IS NOT NULL
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
         UNION ALL
         SELECT 592141636 AS c, x.k, x.v, sum(x.d) AS d FROM (
-            SELECT /* @CounterCache on Shop.stars */ NEW.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = NEW.id) AS review WHERE review.product_id IS NOT NULL AND (true)) s WHERE NEW.shop_id IS NOT NULL
+            SELECT /* @CounterCache on Shop.stars */ NEW.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = NEW.id) AS review WHERE review.product_id IS NOT NULL) s WHERE NEW.shop_id IS NOT NULL
             UNION ALL
-            SELECT /* @CounterCache on Shop.stars */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (true)) s WHERE OLD.shop_id IS NOT NULL
+            SELECT /* @CounterCache on Shop.stars */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL) s WHERE OLD.shop_id IS NOT NULL
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
         ELSE
         INSERT INTO countercache.delta_1 (counter_id, target_id, delta)
         SELECT s.c, s.k, s.d FROM (SELECT 2019686914 AS c, x.k, x.v, sum(x.d) AS d FROM (
-            SELECT /* @CounterCache on Shop.approvedReviews */ NEW.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM (SELECT * FROM public.review WHERE product_id = NEW.id) AS review WHERE review.product_id IS NOT NULL AND (approved)) s WHERE NEW.shop_id IS NOT NULL
+            SELECT /* @CounterCache on Shop.approvedReviews */ NEW.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, 1 AS d FROM (SELECT * FROM public.review WHERE product_id = NEW.id) AS review WHERE review.product_id IS NOT NULL AND CASE WHEN true THEN (approved) END) s WHERE NEW.shop_id IS NOT NULL
             UNION ALL
-            SELECT /* @CounterCache on Shop.approvedReviews */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (approved)) s WHERE OLD.shop_id IS NOT NULL
+            SELECT /* @CounterCache on Shop.approvedReviews */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND CASE WHEN true THEN (approved) END) s WHERE OLD.shop_id IS NOT NULL
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
         UNION ALL
         SELECT 592141636 AS c, x.k, x.v, sum(x.d) AS d FROM (
-            SELECT /* @CounterCache on Shop.stars */ NEW.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = NEW.id) AS review WHERE review.product_id IS NOT NULL AND (true)) s WHERE NEW.shop_id IS NOT NULL
+            SELECT /* @CounterCache on Shop.stars */ NEW.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = NEW.id) AS review WHERE review.product_id IS NOT NULL) s WHERE NEW.shop_id IS NOT NULL
             UNION ALL
-            SELECT /* @CounterCache on Shop.stars */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (true)) s WHERE OLD.shop_id IS NOT NULL
+            SELECT /* @CounterCache on Shop.stars */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL) s WHERE OLD.shop_id IS NOT NULL
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
         END IF;
         RETURN NEW;
@@ -46,20 +46,20 @@ BEGIN
         IF countercache.generation(clock_timestamp()) = 0 THEN
         INSERT INTO countercache.delta_0 (counter_id, target_id, delta)
         SELECT s.c, s.k, s.d FROM (SELECT 2019686914 AS c, x.k, x.v, sum(x.d) AS d FROM (
-            SELECT /* @CounterCache on Shop.approvedReviews */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (approved)) s WHERE OLD.shop_id IS NOT NULL
+            SELECT /* @CounterCache on Shop.approvedReviews */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND CASE WHEN true THEN (approved) END) s WHERE OLD.shop_id IS NOT NULL
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
         UNION ALL
         SELECT 592141636 AS c, x.k, x.v, sum(x.d) AS d FROM (
-            SELECT /* @CounterCache on Shop.stars */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (true)) s WHERE OLD.shop_id IS NOT NULL
+            SELECT /* @CounterCache on Shop.stars */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL) s WHERE OLD.shop_id IS NOT NULL
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
         ELSE
         INSERT INTO countercache.delta_1 (counter_id, target_id, delta)
         SELECT s.c, s.k, s.d FROM (SELECT 2019686914 AS c, x.k, x.v, sum(x.d) AS d FROM (
-            SELECT /* @CounterCache on Shop.approvedReviews */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (approved)) s WHERE OLD.shop_id IS NOT NULL
+            SELECT /* @CounterCache on Shop.approvedReviews */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -1 AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND CASE WHEN true THEN (approved) END) s WHERE OLD.shop_id IS NOT NULL
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0
         UNION ALL
         SELECT 592141636 AS c, x.k, x.v, sum(x.d) AS d FROM (
-            SELECT /* @CounterCache on Shop.stars */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL AND (true)) s WHERE OLD.shop_id IS NOT NULL
+            SELECT /* @CounterCache on Shop.stars */ OLD.shop_id AS k, s.v, s.d FROM (SELECT review.product_id AS f, NULL::text AS v, -coalesce(review.stars, 0)::bigint AS d FROM (SELECT * FROM public.review WHERE product_id = OLD.id) AS review WHERE review.product_id IS NOT NULL) s WHERE OLD.shop_id IS NOT NULL
         ) x GROUP BY x.k, x.v HAVING sum(x.d) <> 0) s;
         END IF;
     RETURN OLD;
