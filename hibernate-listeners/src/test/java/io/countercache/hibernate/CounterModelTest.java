@@ -114,7 +114,7 @@ class CounterModelTest {
                         tuple("Desk.feedback", "public.feedback", "desk_id", null),
                         tuple("Desk.praise", "public.feedback", "desk_id", "\"dtype\" IN ('Praise', 'it''s urgent')"),
                         tuple("Desk.openPraise", "public.feedback", "desk_id",
-                                "\"dtype\" IN ('Praise', 'it''s urgent') AND (open)"),
+                                "\"dtype\" IN ('Praise', 'it''s urgent') AND CASE WHEN true THEN (open) END"),
                         tuple("Desk.urgent", "public.feedback", "desk_id", "\"dtype\" IN ('it''s urgent')"),
                         tuple("Desk.tasks", "public.task", "desk_id", null),
                         tuple("Desk.tickets", "public.ticket", "queue_id", null),

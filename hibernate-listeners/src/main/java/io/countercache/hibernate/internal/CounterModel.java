@@ -794,9 +794,13 @@ public final class CounterModel {
         return sql == null || sql.isBlank() ? null : sql.trim();
     }
 
-    /** Both conditions (either may be null). */
+    /**
+     * Both conditions (either may be null). The developer's stands between THEN and END, where a text that closes its
+     * parenthesis ({@code a) OR (b}), which PostgreSQL's checks take as the one expression {@code (a) OR (b)}, stays
+     * one: after AND it would be {@code rows AND (a) OR (b)}, and count rows of other classes.
+     */
     private static String and(String rows, String where) {
-        return rows == null ? where : where == null ? rows : rows + " AND (" + where + ")";
+        return rows == null ? where : where == null ? rows : rows + " AND CASE WHEN true THEN (" + where + ") END";
     }
 
     private static String quoted(String identifier) {
