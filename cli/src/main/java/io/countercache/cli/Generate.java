@@ -71,10 +71,10 @@ final class Generate implements Callable<Integer> {
         }
         Map<String, Object> resolved = new LinkedHashMap<>(PersistenceSettings.read(classpath));
         resolved.putAll(settings);
-        String placeholder = PersistenceSettings.placeholder(resolved);
-        if (placeholder != null) {
-            throw new IllegalArgumentException(placeholder + " is a placeholder, which only the running application"
-                    + " resolves; give its value with --setting");
+        String key = PersistenceSettings.placeholder(resolved);
+        if (key != null) {
+            throw new IllegalArgumentException(key + " = " + resolved.get(key) + " is a placeholder, which only the"
+                    + " running application resolves; give its value with --setting");
         }
         String name = changelogName != null ? changelogName : EntityModel.changelogName(entities);
         var counters = EntityModel.counters(entities, resolved);

@@ -110,12 +110,11 @@ abstract class ChangelogMojo extends AbstractMojo {
             Map<String, Object> resolved = new LinkedHashMap<>(PersistenceSettings.read(project.getBasedir().toPath(),
                     classes, loader));
             resolved.putAll(settings);
-            String placeholder = PersistenceSettings.placeholder(resolved);
-            if (placeholder != null) {
-                String key = placeholder.substring(0, placeholder.indexOf(" = "));
-                throw new MojoFailureException("countercache: " + placeholder + " is a placeholder, which the build"
-                        + " cannot resolve as the running application will; give its value in the plugin's <settings><"
-                        + key + ">...</" + key + "></settings>");
+            String key = PersistenceSettings.placeholder(resolved);
+            if (key != null) {
+                throw new MojoFailureException("countercache: " + key + " = " + resolved.get(key) + " is a"
+                        + " placeholder, which the build cannot resolve as the running application will; give its"
+                        + " value in the plugin's <settings><" + key + ">...</" + key + "></settings>");
             }
             getLog().debug("countercache: entities " + entities + ", settings " + resolved);
             Quiet.hibernate();

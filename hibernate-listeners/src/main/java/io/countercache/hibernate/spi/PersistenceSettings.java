@@ -127,12 +127,12 @@ public final class PersistenceSettings {
     }
 
     /**
-     * The first setting whose value is a placeholder ({@code ${...}}) that only the running application resolves,
-     * as {@code key = value}; null when there is none.
+     * The key of the first setting whose value is a placeholder ({@code ${...}}) that only the running application
+     * resolves; null when there is none.
      */
     public static String placeholder(Map<String, ?> settings) {
         return settings.entrySet().stream().filter(e -> String.valueOf(e.getValue()).contains("${"))
-                .map(e -> e.getKey() + " = " + e.getValue()).findFirst().orElse(null);
+                .map(Map.Entry::getKey).findFirst().orElse(null);
     }
 
     private static boolean springBootJpa(ClassLoader project) {
