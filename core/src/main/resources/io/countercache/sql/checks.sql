@@ -303,8 +303,10 @@ BEGIN
             -- Nor is a cast through text (created_at::text), which calls the types' output and input functions,
             -- never named in the tree: the text of a time depends on TimeZone and DateStyle. PostgreSQL tells whether
             -- such an expression is immutable when it is made a stored generated column: of a copy of the source's
-            -- columns, dropped with its subtransaction. Only that copy's own end (CC000) passes.
-            IF elsewhere IS NULL AND EXISTS (SELECT FROM pg_rewrite rw
+            -- columns, dropped with its subtransaction. Only that copy's own end (CC000) passes. A condition
+            -- already refused for what it calls is not judged again: the copy would fail on that call, and name a
+            -- cast that is not to blame.
+            IF elsewhere IS NULL AND untrusted IS NULL AND EXISTS (SELECT FROM pg_rewrite rw
                                               WHERE rw.ev_class = 'pg_temp.countercache_probe'::regclass
                                                 AND rw.ev_action::text LIKE '%{COERCEVIAIO %') THEN
                 BEGIN
