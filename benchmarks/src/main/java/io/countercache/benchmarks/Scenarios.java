@@ -274,12 +274,12 @@ final class Scenarios {
                         default -> "countercache.delta";
                     };
                     // warm-up: fill and drain a tenth as much, untimed; then the measured run
-                    drain(db, st, v, queue, fill(v, into(db, v, queue), g, deltas / 10));
+                    drain(st, v, queue, fill(v, into(db, v, queue), g, deltas / 10));
                     String into = into(db, v, queue);
                     st.execute(fill(v, into, g, deltas));
                     st.execute("VACUUM ANALYZE");
                     awaitLeft(db, into);
-                    double rate = deltas / drain(db, st, v, queue, null);
+                    double rate = deltas / drain(st, v, queue, null);
                     long sum = db.queryLong(v == DEPESZ ? "SELECT sum(current_value) FROM counters"
                             : "SELECT sum(total_public_comments) FROM blog_article");
                     if (sum != deltas + deltas / 10) {
@@ -308,7 +308,7 @@ final class Scenarios {
             String queue = "countercache.delta", g = "1 + g % " + targets;
             double[] rates = new double[runs.length];
             try (Statement st = c.createStatement()) {
-                drain(db, st, LIBRARY, queue, fill(LIBRARY, into(db, LIBRARY, queue), g, deltas / 10));   // warm-up, untimed
+                drain(st, LIBRARY, queue, fill(LIBRARY, into(db, LIBRARY, queue), g, deltas / 10));   // warm-up, untimed
                 for (int run = 0; run < runs.length; run++) {
                     int workers = runs[run][0];
                     String round = "SELECT count(*) FROM countercache.rollup_report(10000, false, " + runs[run][1] + ")";
@@ -335,15 +335,21 @@ final class Scenarios {
                     if (beside != null) {
                         beside.start();
                     }
+                    // the workers' sessions open before the clock starts: at 1,000 per target the drain takes about
+                    // a quarter of a second, of which opening a second session took a good part
+                    List<Connection> sessions = new ArrayList<>();
+                    for (int w = 0; w < workers; w++) {
+                        sessions.add(db.connect());
+                    }
                     long t0 = System.nanoTime();
                     List<Thread> threads = new ArrayList<>();
-                    for (int w = 0; w < workers; w++) {
+                    for (Connection wc : sessions) {
                         Thread t = new Thread(() -> {
-                            try (Connection wc = db.connect(); Statement ws = wc.createStatement()) {
+                            try (wc; Statement ws = wc.createStatement()) {
                                 do {
                                     ws.execute(Round.TAKE);
                                     ws.execute(round);
-                                } while (db.queryLong("SELECT count(*) FROM (SELECT 1 FROM " + queue + " LIMIT 1) q") > 0);
+                                } while (queued(ws, queue));
                             } catch (Exception e) {
                                 failures.add(e);
                             }
@@ -371,6 +377,17 @@ final class Scenarios {
                 throw new IllegalStateException("the workers applied " + sum + " of " + ((long) runs.length * deltas + deltas / 10));
             }
             return rates;
+        }
+    }
+
+    /**
+     * Whether queue holds a delta still, read in the draining session: a new session per look cost about as much as
+     * a round, and a variant that drains in more rounds (depesz's, where the library's deltas fold) paid it more often.
+     */
+    private static boolean queued(Statement st, String queue) throws SQLException {
+        try (ResultSet rs = st.executeQuery("SELECT EXISTS (SELECT FROM " + queue + ")")) {
+            rs.next();
+            return rs.getBoolean(1);
         }
     }
 
@@ -412,7 +429,7 @@ final class Scenarios {
     }
 
     /** Fills the queue (unless fill is null), then rolls up in batches of 10,000 until it is empty; seconds taken. */
-    private static double drain(Server.Db db, Statement st, Variant v, String queue, String fill) throws SQLException {
+    private static double drain(Statement st, Variant v, String queue, String fill) throws SQLException {
         if (fill != null) {
             st.execute(fill);
         }
@@ -422,7 +439,7 @@ final class Scenarios {
                 st.execute(Round.TAKE);   // as a worker does, in a transaction of its own
             }
             st.execute(v.rollupSql(10_000));
-        } while (db.queryLong("SELECT count(*) FROM (SELECT 1 FROM " + queue + " LIMIT 1) q") > 0);
+        } while (queued(st, queue));
         return (System.nanoTime() - t0) / 1e9;
     }
 
