@@ -205,9 +205,19 @@ final class Scenarios {
         }
     }
 
+    /**
+     * A DELETE of the first row at or after a random id, wrapping to the first row: a delete by a random id of the
+     * seeded set found no row more and more often as the rows went, and the more so the faster the variant (an empty
+     * DELETE fires no row trigger, while statement triggers still run).
+     */
+    private static String deleteFrom(String table) {
+        return "DELETE FROM " + table + " WHERE id = coalesce((SELECT x.id FROM " + table + " x WHERE x.id >= ?"
+                + " ORDER BY x.id LIMIT 1), (SELECT min(x.id) FROM " + table + " x))";
+    }
+
     private static void delete(Connection c, Variant v, long id) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
-                "DELETE FROM blog_comment WHERE id = ? RETURNING article_id, creator_id, publish_status")) {
+                deleteFrom("blog_comment") + " RETURNING article_id, creator_id, publish_status")) {
             ps.setLong(1, id);
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next() && "public".equals(rs.getString(3))) {
@@ -1112,8 +1122,7 @@ final class Scenarios {
                         }
                     });
                     deletes = Clients.run(db, 4, warmup(), seconds(8), Long.MAX_VALUE, null, (cc, r) -> {
-                        try (PreparedStatement ps = cc.prepareStatement("DELETE FROM " + kind.rows().table()
-                                + " WHERE id = ?")) {
+                        try (PreparedStatement ps = cc.prepareStatement(deleteFrom(kind.rows().table()))) {
                             ps.setLong(1, 1 + (long) (r.nextDouble() * top));
                             ps.executeUpdate();
                         }
