@@ -338,7 +338,8 @@ public final class BenchmarkSuite {
                     .append(" what the library's queries add above it with depesz's whole row trigger. *queue-floor* is")
                     .append(" trigger-only plus one INSERT of the row's two queue rows into a table shaped like the")
                     .append(" library's queue, for inserts and deletes; for an update, one query over both transition")
-                    .append(" tables that tells whether a counted column changed, and the four queue rows if one did:")
+                    .append(" tables that tells whether a counted column changed, and the queue rows of what the")
+                    .append(" old version counted and the new one counts if one did:")
                     .append(" the least a capture that queues adds, which the last column compares with depesz's whole")
                     .append(" row trigger.")
                     .append(" *row-floor* has one row trigger, `AFTER UPDATE OF` the counted columns, that returns at")
@@ -485,8 +486,8 @@ public final class BenchmarkSuite {
             double bareIn = e.writes().get(0).inserts().perSecond(), bareDel = e.writes().get(0).deletes().perSecond();
             body.append(String.format(Locale.ROOT, "%n### %s%n%n%s", e.kind().heading(), e.kind().described()));
             body.append(String.format(Locale.ROOT, " 4 clients insert single rows of `%s` (autocommit) into a table"
-                    + " of 100,000, then 4 delete random ones. *library*: the %s counter, queue strategy, rolled up every"
-                    + " 100 ms. Off: targets whose column differs from the source at the end.%n%n"
+                    + " of 100,000, then 4 delete rows (each the first at or after a random id). *library*: the %s"
+                    + " counter, queue strategy, rolled up every 100 ms. Off: targets whose column differs from the source at the end.%n%n"
                     + "| setup | inserts/s | vs bare | deletes/s | vs bare | off |%n|---|---:|---:|---:|---:|---:|%n",
                     e.kind().rows().table(), what));
             for (Scenarios.AggregateWrites w : e.writes()) {

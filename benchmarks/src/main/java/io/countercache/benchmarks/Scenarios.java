@@ -142,7 +142,8 @@ final class Scenarios {
                     ops.put("flip", (c, r) -> inTransactionIf(c, v == DIRECT, () -> flip(c, v, 1 + r.nextInt(seeded))));
                     ops.put("reparent", (c, r) -> inTransactionIf(c, v == DIRECT,
                             () -> reparent(c, v, 1 + r.nextInt(seeded), 1 + r.nextInt(ARTICLES))));
-                    ops.put("delete", (c, r) -> inTransactionIf(c, v == DIRECT, () -> delete(c, v, 1 + r.nextInt(seeded))));
+                    ops.put("delete", (c, r) -> inTransactionIf(c, v == DIRECT,
+                            () -> delete(c, v, deleteFrom("blog_comment"), 1 + r.nextInt(seeded))));
                     for (var op : ops.entrySet()) {
                         Clients.Result r = Clients.run(db, 4, warmup(), seconds(8), Long.MAX_VALUE, null, op.getValue());
                         results.computeIfAbsent(op.getKey(), k -> new LinkedHashMap<>()).put(v, r);
@@ -215,9 +216,9 @@ final class Scenarios {
                 + " ORDER BY x.id LIMIT 1), (SELECT min(x.id) FROM " + table + " x))";
     }
 
-    private static void delete(Connection c, Variant v, long id) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(
-                deleteFrom("blog_comment") + " RETURNING article_id, creator_id, publish_status")) {
+    /** Runs delete (one row of blog_comment, its id bound once) and lets a client-side variant count it. */
+    private static void delete(Connection c, Variant v, String delete, long id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(delete + " RETURNING article_id, creator_id, publish_status")) {
             ps.setLong(1, id);
             try (ResultSet rs = ps.executeQuery()) {
                 if (rs.next() && "public".equals(rs.getString(3))) {
@@ -326,66 +327,72 @@ final class Scenarios {
                     // 1,000 per target the drain takes about a quarter of a second, of which opening a session and
                     // compiling the rollup in it took a good part
                     List<Connection> sessions = new ArrayList<>();
-                    for (int w = 0; w < workers; w++) {
-                        Connection wc = db.connect();
-                        sessions.add(wc);
-                        try (Statement ws = wc.createStatement()) {
-                            ws.execute(Round.TAKE);
-                            ws.execute(round);
-                        }
-                    }
-                    String into = into(db, LIBRARY, queue);
-                    st.execute(fill(LIBRARY, into, g, deltas));
-                    st.execute("VACUUM ANALYZE");
-                    awaitLeft(db, into);
-                    // beside: a session that locks the claim row FOR SHARE in transactions of 50 ms, one after the
-                    // other; one held for the whole drain held back vacuum's horizon, and measured that instead
-                    java.util.concurrent.atomic.AtomicBoolean draining = new java.util.concurrent.atomic.AtomicBoolean(true);
-                    List<Exception> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-                    Thread beside = runs[run][2] == 0 ? null : new Thread(() -> {
-                        try (Connection bc = db.connect(); Statement bs = bc.createStatement()) {
-                            bc.setAutoCommit(false);
-                            while (draining.get()) {
-                                bs.execute("SELECT FROM countercache.queue_claim FOR SHARE");
-                                bs.execute("SELECT pg_sleep(0.05)");
-                                bc.commit();
+                    try {
+                        for (int w = 0; w < workers; w++) {
+                            Connection wc = db.connect();
+                            sessions.add(wc);
+                            try (Statement ws = wc.createStatement()) {
+                                ws.execute(Round.TAKE);
+                                ws.execute(round);
                             }
-                        } catch (Exception e) {
-                            failures.add(e);
                         }
-                    });
-                    if (beside != null) {
-                        beside.start();
-                    }
-                    long t0 = System.nanoTime();
-                    List<Thread> threads = new ArrayList<>();
-                    for (Connection wc : sessions) {
-                        Thread t = new Thread(() -> {
-                            try (wc; Statement ws = wc.createStatement()) {
-                                do {
-                                    ws.execute(Round.TAKE);
-                                    ws.execute(round);
-                                } while (queued(ws, queue));
+                        String into = into(db, LIBRARY, queue);
+                        st.execute(fill(LIBRARY, into, g, deltas));
+                        st.execute("VACUUM ANALYZE");
+                        awaitLeft(db, into);
+                        // beside: a session that locks the claim row FOR SHARE in transactions of 50 ms, one after the
+                        // other; one held for the whole drain held back vacuum's horizon, and measured that instead
+                        java.util.concurrent.atomic.AtomicBoolean draining = new java.util.concurrent.atomic.AtomicBoolean(true);
+                        List<Exception> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+                        Thread beside = runs[run][2] == 0 ? null : new Thread(() -> {
+                            try (Connection bc = db.connect(); Statement bs = bc.createStatement()) {
+                                bc.setAutoCommit(false);
+                                while (draining.get()) {
+                                    bs.execute("SELECT FROM countercache.queue_claim FOR SHARE");
+                                    bs.execute("SELECT pg_sleep(0.05)");
+                                    bc.commit();
+                                }
                             } catch (Exception e) {
                                 failures.add(e);
                             }
                         });
-                        t.start();
-                        threads.add(t);
+                        if (beside != null) {
+                            beside.start();
+                        }
+                        long t0 = System.nanoTime();
+                        List<Thread> threads = new ArrayList<>();
+                        for (Connection wc : sessions) {
+                            Thread t = new Thread(() -> {
+                                try (wc; Statement ws = wc.createStatement()) {
+                                    do {
+                                        ws.execute(Round.TAKE);
+                                        ws.execute(round);
+                                    } while (queued(ws, queue));
+                                } catch (Exception e) {
+                                    failures.add(e);
+                                }
+                            });
+                            t.start();
+                            threads.add(t);
+                        }
+                        for (Thread t : threads) {
+                            t.join();
+                        }
+                        rates[run] = deltas / ((System.nanoTime() - t0) / 1e9);
+                        draining.set(false);
+                        if (beside != null) {
+                            beside.join();
+                        }
+                        if (!failures.isEmpty()) {
+                            throw failures.get(0);
+                        }
+                        log("  rollup %,d deltas over %,d targets, %d worker(s), %d lane(s)%s %,12.0f deltas/s", deltas,
+                                targets, workers, runs[run][1], beside != null ? ", beside a round" : "", rates[run]);
+                    } finally {
+                        for (Connection wc : sessions) {
+                            wc.close();   // the threads closed theirs; on a failure before them, none did
+                        }
                     }
-                    for (Thread t : threads) {
-                        t.join();
-                    }
-                    rates[run] = deltas / ((System.nanoTime() - t0) / 1e9);
-                    draining.set(false);
-                    if (beside != null) {
-                        beside.join();
-                    }
-                    if (!failures.isEmpty()) {
-                        throw failures.get(0);
-                    }
-                    log("  rollup %,d deltas over %,d targets, %d worker(s), %d lane(s)%s %,12.0f deltas/s", deltas,
-                            targets, workers, runs[run][1], beside != null ? ", beside a round" : "", rates[run]);
                 }
             }
             long sum = db.queryLong("SELECT sum(total_public_comments) FROM blog_article");
@@ -1306,7 +1313,7 @@ final class Scenarios {
             ops.put("flip", (c, v, i) -> flip(c, v, 1 + random.nextInt(seeded / 2)));
             ops.put("reparent", (c, v, i) -> reparent(c, v, 1 + random.nextInt(seeded / 2), 1 + random.nextInt(ARTICLES)));
             ops.put("update, nothing counted", (c, v, i) -> untouched(c, 1 + random.nextInt(seeded / 2)));
-            ops.put("delete", (c, v, i) -> delete(c, v, seeded / 2 + i));
+            ops.put("delete", (c, v, i) -> delete(c, v, "DELETE FROM blog_comment WHERE id = ?", seeded / 2 + i));   // each once
             for (int round = 0; round <= rounds; round++) {   // round 0 warms caches and plans, and is not counted
                 for (var op : ops.entrySet()) {
                     for (Variant v : variants) {

@@ -53,8 +53,9 @@ enum Variant {
      * No counter: TRIGGER_ONLY plus the least a capture that queues can do, one INSERT of the written row's two queue
      * rows (one per counter, read from the transition table, no condition) into a table shaped like the library's
      * queue, with its id index, for an INSERT or a DELETE; for an UPDATE, one query over both transition tables that
-     * tells whether a counted column changed, and if one did the INSERT of the four rows that take back and add. The
-     * floor under the library's single-row capture; scenario 11 only.
+     * tells whether a counted column changed, and if one did the INSERT of the rows that take back what the old
+     * version counted and add what the new one counts (public comments: two for a flip, as the library and depesz
+     * queue). The floor under the library's single-row capture; scenario 11 only.
      */
     QUEUE_FLOOR(null),
     /**
@@ -201,8 +202,10 @@ enum Variant {
                 ELSIF EXISTS (SELECT FROM o, n WHERE n.id = o.id AND (o.article_id, o.creator_id, o.publish_status)
                                                      IS DISTINCT FROM (n.article_id, n.creator_id, n.publish_status)) THEN
                     INSERT INTO public.queue_floor (counter_id, target_id, delta)
-                    SELECT v.c, v.k, v.d FROM o JOIN n ON n.id = o.id, LATERAL (VALUES (1, o.article_id, -1),
-                           (2, o.creator_id, -1), (1, n.article_id, 1), (2, n.creator_id, 1)) v(c, k, d);
+                    SELECT v.c, v.k, v.d FROM o JOIN n ON n.id = o.id, LATERAL (VALUES (1, o.article_id, -1, o.publish_status),
+                           (2, o.creator_id, -1, o.publish_status), (1, n.article_id, 1, n.publish_status),
+                           (2, n.creator_id, 1, n.publish_status)) v(c, k, d, s)
+                     WHERE v.s = 'public';
                 END IF;
                 RETURN NULL;
             END $$;
