@@ -341,7 +341,8 @@ public final class BenchmarkSuite {
                     .append(" tables that tells whether a counted column changed, and the queue rows of what the")
                     .append(" old version counted and the new one counts if one did:")
                     .append(" the least a capture that queues adds, which the last column compares with depesz's whole")
-                    .append(" row trigger.")
+                    .append(" row trigger. After each operation's round every variant's queue is emptied, each by")
+                    .append(" its own rollup (*queue-floor*'s by a `DELETE`).")
                     .append(" *row-floor* has one row trigger, `AFTER UPDATE OF` the counted columns, that returns at")
                     .append(" once: an UPDATE of no counted column never fires it, the least any trigger adds to")
                     .append(" such an UPDATE.\n\n")
@@ -414,7 +415,8 @@ public final class BenchmarkSuite {
 
         void staleness(List<Scenarios.Staleness> runs) {
             body.append(String.format(Locale.ROOT, "%n### 6. Staleness%n%nSustained inserts by 8 clients at three target"
-                    + " rates, one RollupWorker with default settings (batch 10,000, poll 200 ms). A probe commits a"
+                    + " rates, one RollupWorker with default settings (batch 10,000, poll 200 ms) on a pool of one session, as an"
+                    + " application's pool would hand it. A probe commits a"
                     + " comment every 20 ms and polls its article's counter until it shows.%n%n"
                     + "| writes/s | probes | p50 ms | p99 ms | max ms |%n|---:|---:|---:|---:|---:|%n"));
             for (Scenarios.Staleness s : runs) {
@@ -501,7 +503,8 @@ public final class BenchmarkSuite {
             }
             body.append(String.format(Locale.ROOT, "%nThe rollup: %,d deltas queued for a count and then for the %s"
                     + " (%,d articles, %,d comments), each target's deltas spread through the queue, drained"
-                    + " alone with rounds of 100,000. %s%n%n"
+                    + " alone with rounds of 100,000, each drain after a `VACUUM ANALYZE`, the count's and the"
+                    + " aggregate's taking turns to go first. %s%n%n"
                     + "| per target | count deltas/s | %s deltas/s | %s / count |%n|---:|---:|---:|---:|%n", e.deltas(), what,
                     e.deltas(), 10 * e.deltas(), e.kind().rollupNote(), what, what));
             e.rollup().forEach((fold, r) -> body.append(String.format(Locale.ROOT, "| %,d | %,.0f | %,.0f | %.2fx |%n",
@@ -526,7 +529,8 @@ public final class BenchmarkSuite {
                     + " public-comments-per-article counter is recounted back to back: by `countercache.recount` (no lock"
                     + " on the source: it queues corrections), then by the recount of a hand-written counter (`LOCK TABLE"
                     + " ... IN SHARE MODE` and an absolute `UPDATE`, as this library did before). Batched is `CALL"
-                    + " countercache.run_recounts(100)` alone: one transaction per 100 articles, rolled up after each.%n%n"
+                    + " countercache.run_recounts(100)` alone: one transaction per 100 articles, rolled up after each. Before each"
+                    + " phase the comments the writers added are deleted, so every recount reads the same rows.%n%n"
                     + "| writers | inserts/s | p99 ms | max ms | recount s | source rows/s |%n|---|---:|---:|---:|---:|---:|%n"
                     + "| alone | %,.0f | %.1f | %.1f | | |%n"
                     + "| during countercache.recount (%d runs) | %,.0f | %.1f | %.1f | %.2f | %,.0f |%n"
