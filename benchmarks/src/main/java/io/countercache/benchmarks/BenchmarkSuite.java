@@ -433,9 +433,10 @@ public final class BenchmarkSuite {
 
         void bloat(int changes, Map<Variant, long[]> r) {
             body.append(String.format(Locale.ROOT, "%n### 7. Bloat%n%nSizes after %,d counter changes to 100 articles and"
-                    + " 100 users (kB, autovacuum on). The queue is measured under load (before any rollup) and after a"
-                    + " drain and a `VACUUM`: its heap returns to empty; its index keeps its pages, empty and reused by"
-                    + " the next deltas (only `REINDEX` would return them).%n%n| variant | article + user tables |"
+                    + " 100 users (kB, autovacuum on). The queue (`countercache.delta` and its two generations) is"
+                    + " measured under load (before any rollup) and after a drain and a `VACUUM`: its heap returns to"
+                    + " empty; a generation taken whole is truncated, heap and index, while the queue's own index keeps"
+                    + " its pages, empty and reused by the next deltas.%n%n| variant | article + user tables |"
                     + " queue heap under load | queue index under load | heap after drain + VACUUM |"
                     + " index after |%n|---|---:|---:|---:|---:|---:|%n", changes));
             r.forEach((v, x) -> body.append(String.format(Locale.ROOT, "| %s | %,d | %s |%n", v.label(), x[0] / 1024,
@@ -501,10 +502,10 @@ public final class BenchmarkSuite {
                 goals(what, e);
                 return;
             }
-            body.append(String.format(Locale.ROOT, "%nThe rollup: %,d deltas queued for a count and then for the %s"
+            body.append(String.format(Locale.ROOT, "%nThe rollup: %,d deltas queued for a count, or for the %s"
                     + " (%,d articles, %,d comments), each target's deltas spread through the queue, drained"
-                    + " alone with rounds of 100,000, each drain after a `VACUUM ANALYZE`, the count's and the"
-                    + " aggregate's taking turns to go first. %s%n%n"
+                    + " alone with rounds of 100,000 after a `VACUUM ANALYZE`; each is drained twice, once before"
+                    + " the other and once after it, and the rate is over both. %s%n%n"
                     + "| per target | count deltas/s | %s deltas/s | %s / count |%n|---:|---:|---:|---:|%n", e.deltas(), what,
                     e.deltas(), 10 * e.deltas(), e.kind().rollupNote(), what, what));
             e.rollup().forEach((fold, r) -> body.append(String.format(Locale.ROOT, "| %,d | %,.0f | %,.0f | %.2fx |%n",

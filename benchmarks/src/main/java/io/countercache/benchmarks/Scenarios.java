@@ -134,6 +134,9 @@ final class Scenarios {
                 db.execute("INSERT INTO blog_comment (creator_id, article_id, message, publish_status) SELECT 1 + g % "
                         + USERS + ", 1 + g % " + ARTICLES + ", 'seed', CASE WHEN g % 3 = 0 THEN 'private' ELSE 'public' END"
                         + " FROM generate_series(1, " + seeded + ") g");
+                try (Connection c = db.connect()) {
+                    emptyQueue(c, v);   // the seed's queue rows: the rollup loop would drain them while writers run
+                }
                 db.execute("VACUUM ANALYZE");
                 try (var rollup = new Clients.RollupLoop(db, v)) {
                     Map<String, Clients.Op> ops = new LinkedHashMap<>();
@@ -521,6 +524,9 @@ final class Scenarios {
                 });
                 probe.interrupt();
                 probe.join();
+                if (worker.failures() > 0) {   // a failed round would be in the staleness, unseen
+                    throw new IllegalStateException("the worker failed " + worker.failures() + " rounds");
+                }
                 log("  staleness at %,.0f writes/s: p50 %.0f ms, p99 %.0f ms, max %.0f ms over %d probes",
                         load.perSecond(), lag.getValueAtPercentile(50) / 1000.0, lag.getValueAtPercentile(99) / 1000.0,
                         lag.getMaxValue() / 1000.0, lag.getTotalCount());
@@ -591,8 +597,11 @@ final class Scenarios {
                     v.insertComment(c, 1 + r.nextInt(100), 1 + r.nextInt(100));
                     c.commit();
                 });
-                String heap = "SELECT pg_relation_size('countercache.delta')";
-                String index = "SELECT pg_indexes_size('countercache.delta')";
+                // the queue and its two generations, where writers put the deltas of queue counters
+                String queueTables = " FROM unnest('{countercache.delta, countercache.delta_0, countercache.delta_1}'"
+                        + "::regclass[]) r";
+                String heap = "SELECT sum(pg_relation_size(r))::bigint" + queueTables;
+                String index = "SELECT sum(pg_indexes_size(r))::bigint" + queueTables;
                 long[] queue = new long[4];
                 if (v == LIBRARY) {
                     queue[0] = db.queryLong(heap);
@@ -812,6 +821,9 @@ final class Scenarios {
                 st.execute("INSERT INTO blog_comment (creator_id, article_id, message, publish_status) SELECT 1 + g % "
                         + USERS + ", CASE WHEN g <= " + moved + " THEN 1 ELSE 2 + g % " + (ARTICLES - 1) + " END, 'seed',"
                         + " 'public' FROM generate_series(1, " + (moved + seeded(100_000)) + ") g");
+                if (setup.startsWith("library")) {
+                    emptyQueue(c, LIBRARY);   // the seed's deltas, which the rollup loop would apply while writers run
+                }
                 st.execute("VACUUM ANALYZE");
                 Clients.Result inserts, hot;
                 try (var rollup = setup.startsWith("library") ? new Clients.RollupLoop(db, LIBRARY) : null) {
@@ -1202,24 +1214,24 @@ final class Scenarios {
             Installation.apply(c, Installation.units(List.of(ARTICLE_COUNT, kind.counter())));
             st.execute("CALL countercache.run_recounts()");
             st.execute("VACUUM ANALYZE");
-            boolean countFirst = true;
             for (int fold : List.of(1, 10, 1000)) {
-                double[] rates = new double[2];
-                // the two drains take turns going first, and each starts from a vacuumed database: the second drain
-                // met the first's dead versions of the article rows, and found their pages in the cache
-                List<CounterDefinition> order = countFirst ? List.of(ARTICLE_COUNT, kind.counter())
-                        : List.of(kind.counter(), ARTICLE_COUNT);
-                countFirst = !countFirst;
-                for (CounterDefinition counter : order) {
-                    st.execute((counter == ARTICLE_COUNT ? QUEUED_COUNT : kind.queued())
-                            .formatted(deltas, deltas / fold, counter.id()));
-                    st.execute("VACUUM ANALYZE");
-                    long started = System.nanoTime();
-                    while (rolledUp(st) > 0) {
-                        // drain, in the session that has rolled up before (a new one per round compiled the rollup)
+                double[] seconds = new double[2];
+                // each is drained twice, once going first and once second, each time from a vacuumed database: the
+                // second drain met the first's dead versions of the article rows, and found their pages in the cache
+                for (List<CounterDefinition> order : List.of(List.of(ARTICLE_COUNT, kind.counter()),
+                        List.of(kind.counter(), ARTICLE_COUNT))) {
+                    for (CounterDefinition counter : order) {
+                        st.execute((counter == ARTICLE_COUNT ? QUEUED_COUNT : kind.queued())
+                                .formatted(deltas, deltas / fold, counter.id()));
+                        st.execute("VACUUM ANALYZE");
+                        long started = System.nanoTime();
+                        while (rolledUp(st) > 0) {
+                            // drain, in the session that has rolled up before (a new one per round compiled the rollup)
+                        }
+                        seconds[counter == ARTICLE_COUNT ? 0 : 1] += (System.nanoTime() - started) / 1e9;
                     }
-                    rates[counter == ARTICLE_COUNT ? 0 : 1] = deltas / ((System.nanoTime() - started) / 1e9);
                 }
+                double[] rates = {2 * deltas / seconds[0], 2 * deltas / seconds[1]};
                 rollup.put(fold, rates);
                 log("  %s rollup, %,d per target: count %,10.0f deltas/s, %s %,10.0f deltas/s", kind.name(), fold,
                         rates[0], kind.name(), rates[1]);
@@ -1337,6 +1349,7 @@ final class Scenarios {
                 db.execute("INSERT INTO blog_comment (creator_id, article_id, message, publish_status) SELECT 1 + g % "
                         + USERS + ", 1 + g % " + ARTICLES + ", 'seed', CASE WHEN g % 3 = 0 THEN 'private' ELSE 'public' END"
                         + " FROM generate_series(1, " + seeded + ") g");
+                emptyQueue(c, v);   // the seed's queue rows, which the first round's drain would leave dead
                 db.execute("VACUUM ANALYZE");
                 try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
                     rs.next();
@@ -1369,15 +1382,8 @@ final class Scenarios {
                                     .computeIfAbsent(v, k -> new ArrayList<>()).add(micros);
                         }
                     }
-                    for (Variant v : variants) {   // every queue stays short, each emptied as its own rollup would
-                        Connection c = connections.get(v);
-                        try (Statement st = c.createStatement()) {
-                            if (v == QUEUE_FLOOR) {
-                                st.execute("DELETE FROM queue_floor");
-                            } else if (v.rollupSql(1_000_000) != null) {
-                                st.execute(v.rollupSql(1_000_000));
-                            }
-                        }
+                    for (Variant v : variants) {   // every queue stays short
+                        emptyQueue(connections.get(v), v);
                     }
                 }
             }
@@ -1396,6 +1402,20 @@ final class Scenarios {
             log("  server CPU %-24s %-12s %7.1f µs per statement", op, v.label(), quartile);
         }));
         return quartiles;
+    }
+
+    /** Empties a variant's queue as its own rollup does (the library's takes the generation first, as a worker does). */
+    private static void emptyQueue(Connection c, Variant v) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            if (v == QUEUE_FLOOR) {
+                st.execute("DELETE FROM queue_floor");
+            } else if (v.rollupSql(1_000_000) != null) {
+                if (v.isLibrary()) {
+                    st.execute(Round.TAKE);
+                }
+                st.execute(v.rollupSql(1_000_000));
+            }
+        }
     }
 
     private interface CpuOp {
