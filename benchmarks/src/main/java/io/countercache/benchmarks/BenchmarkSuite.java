@@ -309,7 +309,8 @@ public final class BenchmarkSuite {
 
         void bulk(int rows, Map<Variant, double[]> r) {
             body.append(String.format(Locale.ROOT, "%n### 4. Bulk statements%n%nOne statement each over %,d rows"
-                    + " (seconds; lower is better).%n%n", rows))
+                    + " (seconds; lower is better): the least of three cycles, the variants taking turns, each cycle"
+                    + " from an empty queue.%n%n", rows))
                     .append("| variant | INSERT ... SELECT | UPDATE | DELETE |\n|---|---:|---:|---:|\n");
             r.forEach((v, x) -> body.append(String.format(Locale.ROOT, "| %s | %.2f | %.2f | %.2f |%n", v.label(), x[0], x[1], x[2])));
             String[] ops = {"insert", "update", "delete"};
