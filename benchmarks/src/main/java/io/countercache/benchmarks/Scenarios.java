@@ -670,9 +670,7 @@ final class Scenarios {
                 st.execute("INSERT INTO blog_comment (creator_id, article_id, message, publish_status)"
                         + " SELECT 1 + g % " + USERS + ", 1 + (g * 7) % " + ARTICLES + ", 'm',"
                         + " CASE WHEN g % 3 = 0 THEN 'public' ELSE 'private' END FROM generate_series(1, " + rows + ") g");
-                while (queued(st) > 0) {
-                    st.execute("SELECT countercache.rollup(100000)");
-                }
+                drainLibrary(st);
                 st.execute("VACUUM ANALYZE");
             }
             int counter = Variant.COUNTERS.get(0).id();
@@ -713,10 +711,7 @@ final class Scenarios {
     private static void trim(Server.Db db, int rows) throws SQLException {
         try (Connection c = db.connect(); Statement st = c.createStatement()) {
             st.execute("DELETE FROM blog_comment WHERE id > " + rows);
-            while (queued(st) > 0) {
-                st.execute(Round.TAKE);
-                st.execute("SELECT countercache.rollup(100000)");
-            }
+            drainLibrary(st);
             st.execute("VACUUM ANALYZE blog_comment");
         }
     }
@@ -742,6 +737,14 @@ final class Scenarios {
         running.set(false);
         loop.join();
         return new double[]{times.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN), times.size()};
+    }
+
+    /** Rolls the library's queue up until queue_state() says it is empty, taking the generation before each round. */
+    private static void drainLibrary(Statement st) throws SQLException {
+        while (queued(st) > 0) {
+            st.execute(Round.TAKE);
+            st.execute("SELECT countercache.rollup(100000)");
+        }
     }
 
     private static long queued(Statement st) throws SQLException {
@@ -860,9 +863,7 @@ final class Scenarios {
                 java.util.Arrays.sort(there);
                 java.util.Arrays.sort(back);
                 if (setup.startsWith("library")) {
-                    while (queued(st) > 0) {
-                        st.execute("SELECT countercache.rollup(10000)");
-                    }
+                    drainLibrary(st);
                 }
                 long drift = setup.equals("bare") ? 0 : db.queryLong("SELECT count(*) FROM blog b WHERE b.total_comments"
                         + " <> (SELECT count(*) FROM blog_comment c JOIN blog_article a ON a.id = c.article_id"
@@ -1203,9 +1204,7 @@ final class Scenarios {
                     });
                 }
                 if (setup.equals("library")) {
-                    while (queued(st) > 0) {
-                        st.execute("SELECT countercache.rollup(10000)");
-                    }
+                    drainLibrary(st);
                 }
                 long drift = setup.equals("bare") ? 0 : db.queryLong(kind.drift());
                 writes.add(new AggregateWrites(setup, inserts, deletes, drift));
