@@ -78,8 +78,9 @@ class GenerationsIT {
 
     /**
      * Takes generation in s, in a transaction left open when open, and returns what the take consumed. Awaits its
-     * writers' leaving first, and takes again when the clock turned once more before the take (on a loaded machine),
-     * which then found the generation current and left it alone; the caller asserts that it was taken.
+     * writers' leaving first, and takes again in a later turn of the clock when the take left the generation alone:
+     * on a loaded machine the clock may have turned once more before it, or another session (autovacuum) may have held
+     * a lock on the generation, which the take's NOWAIT skips. The caller asserts that it was taken.
      */
     private long take(Session s, String generation, boolean open) throws Exception {
         long before = file(generation);
@@ -91,6 +92,7 @@ class GenerationsIT {
                 return consumed;
             }
             if (open) s.run("ROLLBACK");
+            Thread.sleep(1000); // past this turn's window, so that the next attempt waits for a later one
         }
     }
 
