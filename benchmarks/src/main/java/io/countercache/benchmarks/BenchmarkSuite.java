@@ -246,7 +246,8 @@ public final class BenchmarkSuite {
             body.append("\n### 1. Hot row, ").append(hold).append(" ms of other work per transaction\n\n")
                     .append("16 clients insert public comments on one article (users at random); each transaction waits ")
                     .append(hold).append(" ms before commit. Queue variants run their rollup every 100 ms meanwhile")
-                    .append(" (the library's after a take of the generation, as its worker does).\n\n")
+                    .append(" (the library's after a take of the generation, as its worker does). Three rounds of 5 s per")
+                    .append(" variant, the variants taking turns; the rates are over all three.\n\n")
                     .append("| variant | tx/s | p50 ms | p99 ms | tx/s vs bare |\n|---|---:|---:|---:|---:|\n");
             double bare = r.get(BARE).perSecond();
             r.forEach((v, x) -> body.append(String.format(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f | %.2fx |%n",

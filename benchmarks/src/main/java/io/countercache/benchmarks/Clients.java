@@ -33,6 +33,13 @@ final class Clients {
         double p99Millis() {
             return latencyMicros.getValueAtPercentile(99) / 1000.0;
         }
+
+        /** This result and another of the same clients measured later, as one: their operations over their time. */
+        Result plus(Result other) {
+            Histogram both = latencyMicros.copy();
+            both.add(other.latencyMicros);
+            return new Result(ops + other.ops, seconds + other.seconds, both, deadlocks + other.deadlocks);
+        }
     }
 
     private Clients() {
