@@ -5,8 +5,10 @@ import java.time.Duration;
 /**
  * A snapshot of the queue and of one worker.
  *
- * @param queueDepth         deltas waiting in the queues and slots ({@code countercache.queue_state()})
- * @param oldestPending      age of the oldest waiting delta ({@link Duration#ZERO} when the queue is empty)
+ * @param queueDepth         deltas waiting in the queues and slots ({@code countercache.queue_state()}: exact up to
+ *                           100,000, estimated above)
+ * @param oldestPending      age of the first waiting delta in queue order, how far the rollup lags
+ *                           ({@link Duration#ZERO} when the queue is empty)
  * @param deadLetters        dead letters: deltas a target refused, summed per target ({@code countercache.status()} per counter)
  * @param appliedDeltas      deltas this worker consumed since it was built
  * @param appliedPerSecond   the same, per second of the worker's life

@@ -4704,15 +4704,16 @@ $fn$;
 -- distinct values, and non-zero slots), the age of the oldest queued delta (0 when the queues are empty), and dead
 -- letters. Its cost does not grow with the backlog, since a health probe or a metrics scrape reads it most while one
 -- builds: a count of 5,000,000 queued rows took 0.7 s here, so one of 50,000,000 would outlast a probe's timeout.
---   depth is exact up to 100,000 (a drain waits for 0), read from at most 100,001 rows; above, it is estimated from
---     a sample of about 500 of the queues' pages (TABLESAMPLE SYSTEM, so dead rows are not counted), and is at least
---     100,001;
---   oldest_seconds is the age of the first delta in queue order (the least id, by each queue's id index), whose
---     enqueue time is the start of the transaction that queued it, as a folded sum keeps its group's first id and
---     first enqueue time.
+--   depth is exact up to 100,000, read from at most 100,001 rows (a drain loop waits for 0); above, it is estimated
+--     from a sample of about 500 of the queues' pages (TABLESAMPLE SYSTEM, so dead rows are not counted; within a
+--     few percent), and is at least 100,001. Sampled, so VOLATILE;
+--   oldest_seconds is the age of the first delta in queue order (the least id, by each queue's id index): how far
+--     the rollup lags. A folded sum keeps its group's first id and first enqueue time, so that is the oldest
+--     enqueue time but for deltas queued late with an earlier one: by a transaction that started early (its
+--     enqueue time is its start), or put back under a new id (an adopted orphan, a retried dead letter).
 CREATE OR REPLACE FUNCTION countercache.queue_state()
 RETURNS TABLE (depth bigint, oldest_seconds double precision, dead_letters bigint)
-LANGUAGE sql STABLE SECURITY DEFINER
+LANGUAGE sql VOLATILE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     WITH counted AS (
@@ -5311,7 +5312,7 @@ CREATE OR REPLACE FUNCTION countercache.schema_digest()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
-AS $fn$ SELECT 'c2f6766625a0c012' $fn$;
+AS $fn$ SELECT '5a5f6e3907be04c0' $fn$;
 
 -- Least privilege: nothing here is anyone's but the owner's until granted (docs/security.md has the grant scripts).
 -- Writers need no right at all: the capture and target triggers run SECURITY DEFINER.
@@ -5678,7 +5679,7 @@ SELECT countercache.report_problems(pg_catalog.array_agg(p.problem), pg_catalog.
 SELECT countercache.fail('Blog.totalComments', 'source table public.blog_article does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_article')) IS NULL;
-SELECT countercache.built_by('c2f6766625a0c012');
+SELECT countercache.built_by('5a5f6e3907be04c0');
 LOCK TABLE "public"."blog_article" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5729,7 +5730,7 @@ SELECT countercache.install_triggers('public', 'blog_article');
 SELECT countercache.fail('Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments, ArticleDay.publicComments, User.totalPublicComments', 'source table public.blog_comment does not exist',
     'apply the changelog that creates it before the countercache changelog')
  WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', 'public', 'blog_comment')) IS NULL;
-SELECT countercache.built_by('c2f6766625a0c012');
+SELECT countercache.built_by('5a5f6e3907be04c0');
 LOCK TABLE "public"."blog_comment" IN SHARE ROW EXCLUSIVE MODE;
 
 SELECT countercache.define_counter('{
@@ -5977,7 +5978,7 @@ SELECT countercache.install_triggers('public', 'blog_comment');
 
 -- changeset countercache:countercache-target-public.blog runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog: Blog.totalComments
-SELECT countercache.built_by('c2f6766625a0c012');
+SELECT countercache.built_by('5a5f6e3907be04c0');
 SELECT countercache.install_triggers('public', 'blog',
     ARRAY['public.blog.total_comments']::text[],
     ARRAY['ed9c6a07076bf8f699b6d4ad']::text[]);
@@ -5985,7 +5986,7 @@ SELECT countercache.install_triggers('public', 'blog',
 
 -- changeset countercache:countercache-target-public.blog_article runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article: Blog.totalComments (per Article), Article.publicCommenters, Article.totalComments, Article.totalPublicComments
-SELECT countercache.built_by('c2f6766625a0c012');
+SELECT countercache.built_by('5a5f6e3907be04c0');
 SELECT countercache.install_triggers('public', 'blog_article',
     ARRAY['public.blog_article.countercache_blog__total_comments', 'public.blog_article.public_commenters', 'public.blog_article.total_comments', 'public.blog_article.total_public_comments']::text[],
     ARRAY['050fac927453aad66c78a95f', 'a9584e988d977954ad281050', 'b1145ba5c3998fdf7b45e1ec', '521dbfd4883d69f094fae352']::text[]);
@@ -5993,7 +5994,7 @@ SELECT countercache.install_triggers('public', 'blog_article',
 
 -- changeset countercache:countercache-target-public.blog_article_day runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_article_day: ArticleDay.publicComments
-SELECT countercache.built_by('c2f6766625a0c012');
+SELECT countercache.built_by('5a5f6e3907be04c0');
 SELECT countercache.install_triggers('public', 'blog_article_day',
     ARRAY['public.blog_article_day.public_comments']::text[],
     ARRAY['fa9700d31014a7f043700a3b']::text[]);
@@ -6001,7 +6002,7 @@ SELECT countercache.install_triggers('public', 'blog_article_day',
 
 -- changeset countercache:countercache-target-public.blog_user runOnChange:true splitStatements:false rollbackSplitStatements:false
 -- comment: counters held by public.blog_user: User.totalPublicComments
-SELECT countercache.built_by('c2f6766625a0c012');
+SELECT countercache.built_by('5a5f6e3907be04c0');
 SELECT countercache.install_triggers('public', 'blog_user',
     ARRAY['public.blog_user.total_public_comments']::text[],
     ARRAY['8b1cd055cdfc30d225e4664b']::text[]);

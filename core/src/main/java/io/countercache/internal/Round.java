@@ -183,7 +183,7 @@ public final class Round {
         }
     }
 
-    /** Reads the queue's depth, the age of its oldest delta and the dead-letter count. */
+    /** Reads the queue's depth, the age of its first delta and the dead-letter count (queue_state()). */
     public static QueueState queue(Connection c) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(QUEUE)) {
             ps.setQueryTimeout(RollupWorker.QUEUE_READ_SECONDS);

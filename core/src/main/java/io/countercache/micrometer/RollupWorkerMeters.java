@@ -20,7 +20,7 @@ import java.util.function.ToDoubleFunction;
  *
  * <ul>
  *   <li>{@code countercache.queue.depth}: deltas waiting (gauge)</li>
- *   <li>{@code countercache.queue.oldest}: age of the oldest waiting delta (time gauge)</li>
+ *   <li>{@code countercache.queue.oldest}: age of the first waiting delta in queue order (time gauge)</li>
  *   <li>{@code countercache.dead.letters}: summed deltas parked because their target refused them (gauge)</li>
  *   <li>{@code countercache.deltas.applied}: deltas this worker consumed (counter; its rate is the throughput)</li>
  *   <li>{@code countercache.rollup.failures}: rounds that failed and were retried (counter)</li>
@@ -49,7 +49,7 @@ public final class RollupWorkerMeters implements MeterBinder, AutoCloseable {
                 .description("Deltas waiting in the queues and slots").baseUnit("deltas").tag("worker", tag).strongReference(true).register(registry),
                 TimeGauge.builder("countercache.queue.oldest", this, TimeUnit.MILLISECONDS,
                         queue(m -> m.oldestPending().toMillis()))
-                .description("Age of the oldest waiting delta").tag("worker", tag).strongReference(true).register(registry),
+                .description("Age of the first waiting delta in queue order").tag("worker", tag).strongReference(true).register(registry),
                 Gauge.builder("countercache.dead.letters", this, queue(RollupMetrics::deadLetters))
                 .description("Dead letters: deltas a target refused, summed per target").tag("worker", tag).strongReference(true)
                 .register(registry),

@@ -994,15 +994,16 @@ $fn$;
 -- distinct values, and non-zero slots), the age of the oldest queued delta (0 when the queues are empty), and dead
 -- letters. Its cost does not grow with the backlog, since a health probe or a metrics scrape reads it most while one
 -- builds: a count of 5,000,000 queued rows took 0.7 s here, so one of 50,000,000 would outlast a probe's timeout.
---   depth is exact up to 100,000 (a drain waits for 0), read from at most 100,001 rows; above, it is estimated from
---     a sample of about 500 of the queues' pages (TABLESAMPLE SYSTEM, so dead rows are not counted), and is at least
---     100,001;
---   oldest_seconds is the age of the first delta in queue order (the least id, by each queue's id index), whose
---     enqueue time is the start of the transaction that queued it, as a folded sum keeps its group's first id and
---     first enqueue time.
+--   depth is exact up to 100,000, read from at most 100,001 rows (a drain loop waits for 0); above, it is estimated
+--     from a sample of about 500 of the queues' pages (TABLESAMPLE SYSTEM, so dead rows are not counted; within a
+--     few percent), and is at least 100,001. Sampled, so VOLATILE;
+--   oldest_seconds is the age of the first delta in queue order (the least id, by each queue's id index): how far
+--     the rollup lags. A folded sum keeps its group's first id and first enqueue time, so that is the oldest
+--     enqueue time but for deltas queued late with an earlier one: by a transaction that started early (its
+--     enqueue time is its start), or put back under a new id (an adopted orphan, a retried dead letter).
 CREATE OR REPLACE FUNCTION countercache.queue_state()
 RETURNS TABLE (depth bigint, oldest_seconds double precision, dead_letters bigint)
-LANGUAGE sql STABLE SECURITY DEFINER
+LANGUAGE sql VOLATILE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $fn$
     WITH counted AS (

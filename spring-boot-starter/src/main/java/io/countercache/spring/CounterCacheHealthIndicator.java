@@ -11,9 +11,9 @@ import java.sql.ResultSet;
 import java.time.Duration;
 
 /**
- * DOWN when counters are not being kept: the oldest pending delta is older than {@code countercache.health.max-lag}
- * (no worker runs, or the workers fall behind), or a delta was refused by its target and waits as a dead letter.
- * Details: pending deltas, the age of the oldest, dead letters. UNKNOWN, which leaves the application's health as it
+ * DOWN when counters are not being kept: the first pending delta in queue order is older than
+ * {@code countercache.health.max-lag} (no worker runs, or the workers fall behind), or a delta was refused by its target
+ * and waits as a dead letter. Details: pending deltas (estimated above 100,000), the age of the first, dead letters. UNKNOWN, which leaves the application's health as it
  * is, when the database is not PostgreSQL (an application tested on H2): nothing keeps counters there. Needs EXECUTE on {@code countercache.queue_state()}
  * (docs/security.md, the reader script).
  */
@@ -56,7 +56,7 @@ public class CounterCacheHealthIndicator extends AbstractHealthIndicator {
                             + " countercache status (the CLI) or SELECT * FROM countercache.status() shows which"
                             + " counters; fix the cause, then recount the counter");
                 } else if (oldest > maxLag.toMillis() / 1000.0) {
-                    builder.down().withDetail("reason", "the oldest pending delta is older than " + maxLag
+                    builder.down().withDetail("reason", "the first pending delta is older than " + maxLag
                             + " (countercache.health.max-lag): the rollup workers fall behind or do not run");
                 } else {
                     builder.up();

@@ -138,7 +138,10 @@ public class CounterCacheProperties {
     /** The countercache health indicator. */
     public static class Health {
 
-        /** The indicator is DOWN when the oldest pending delta is older than this (the workers fall behind or stopped). */
+        /**
+         * The indicator is DOWN when the first pending delta in queue order is older than this (the workers fall behind
+         * or stopped).
+         */
         private Duration maxLag = Duration.ofMinutes(1);
 
         public Duration getMaxLag() {
