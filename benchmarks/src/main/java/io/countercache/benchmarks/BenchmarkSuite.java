@@ -289,7 +289,8 @@ public final class BenchmarkSuite {
         void singleRow(Map<String, Map<Variant, Clients.Result>> r) {
             List<Variant> variants = List.copyOf(r.values().iterator().next().keySet());
             body.append("\n### 3. Single-row writes\n\n4 clients, one write per transaction (autocommit; `direct` wraps")
-                    .append(" the write and its counter updates in one transaction). Writes per second.\n\n| write | ")
+                    .append(" the write and its counter updates in one transaction). Writes per second, over three rounds")
+                    .append(" of 3 s per variant, the variants taking turns.\n\n| write | ")
                     .append(variants.stream().map(Variant::label).collect(Collectors.joining(" | ")))
                     .append(" | library vs bare | library vs depesz |\n|---|")
                     .append("---:|".repeat(variants.size() + 2)).append("\n");

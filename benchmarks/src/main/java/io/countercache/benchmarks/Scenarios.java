@@ -140,12 +140,21 @@ final class Scenarios {
         return results;
     }
 
-    /** 3. Four clients, one write per transaction: insert, flip the status, reparent, delete. */
+    /**
+     * 3. Four clients, one write per transaction: insert, flip the status, reparent, delete. Each write three rounds of
+     * 3 s per variant, the variants taking turns, each on its own database, as in scenario 1: its ratios to depesz
+     * moved by a tenth between runs. A round warms up for 1 s; the rollup runs during its variant's rounds only.
+     */
     Map<String, Map<Variant, Clients.Result>> singleRowWrites() throws Exception {
         Map<String, Map<Variant, Clients.Result>> results = new LinkedHashMap<>();
         int seeded = seeded(200_000);
-        for (Variant v : List.of(BARE, DIRECT, DEPESZ, DJANGO, LIBRARY, LIBRARY_UNLOGGED, LIBRARY_SLOTTED, LIBRARY_DIRECT)) {
-            try (Server.Db db = server.newDatabase("single_" + v.label())) {
+        List<Variant> variants = List.of(BARE, DIRECT, DEPESZ, DJANGO, LIBRARY, LIBRARY_UNLOGGED, LIBRARY_SLOTTED,
+                LIBRARY_DIRECT);
+        Map<Variant, Server.Db> dbs = new LinkedHashMap<>();
+        try {
+            for (Variant v : variants) {
+                Server.Db db = server.newDatabase("single_" + v.label());
+                dbs.put(v, db);
                 try (Connection c = db.connect()) {
                     v.setUp(c, USERS, ARTICLES);
                 }
@@ -156,22 +165,32 @@ final class Scenarios {
                     emptyQueue(c, v);   // the seed's queue rows: the rollup loop would drain them while writers run
                 }
                 db.execute("VACUUM ANALYZE");
-                try (var rollup = new Clients.RollupLoop(db, v)) {
-                    Map<String, Clients.Op> ops = new LinkedHashMap<>();
-                    ops.put("insert", (c, r) -> inTransactionIf(c, v == DIRECT,
-                            () -> v.insertComment(c, 1 + r.nextInt(ARTICLES), 1 + r.nextInt(USERS))));
-                    ops.put("flip", (c, r) -> inTransactionIf(c, v == DIRECT, () -> flip(c, v, 1 + r.nextInt(seeded))));
-                    ops.put("reparent", (c, r) -> inTransactionIf(c, v == DIRECT,
-                            () -> reparent(c, v, 1 + r.nextInt(seeded), 1 + r.nextInt(ARTICLES))));
-                    ops.put("delete", (c, r) -> inTransactionIf(c, v == DIRECT,
-                            () -> delete(c, v, deleteFrom("blog_comment"), 1 + r.nextInt(seeded))));
-                    for (var op : ops.entrySet()) {
-                        Clients.Result r = Clients.run(db, 4, warmup(), seconds(8), Long.MAX_VALUE, null, op.getValue());
-                        results.computeIfAbsent(op.getKey(), k -> new LinkedHashMap<>()).put(v, r);
-                        log("  single-row %-8s %-7s %,10.0f writes/s  p99 %7.2f ms", op.getKey(), v.label(),
-                                r.perSecond(), r.p99Millis());
+            }
+            for (String op : List.of("insert", "flip", "reparent", "delete")) {
+                for (int round = 0; round < 3; round++) {
+                    for (Variant v : variants) {
+                        Clients.Op write = switch (op) {
+                            case "insert" -> (c, r) -> inTransactionIf(c, v == DIRECT,
+                                    () -> v.insertComment(c, 1 + r.nextInt(ARTICLES), 1 + r.nextInt(USERS)));
+                            case "flip" -> (c, r) -> inTransactionIf(c, v == DIRECT, () -> flip(c, v, 1 + r.nextInt(seeded)));
+                            case "reparent" -> (c, r) -> inTransactionIf(c, v == DIRECT,
+                                    () -> reparent(c, v, 1 + r.nextInt(seeded), 1 + r.nextInt(ARTICLES)));
+                            default -> (c, r) -> inTransactionIf(c, v == DIRECT,
+                                    () -> delete(c, v, deleteFrom("blog_comment"), 1 + r.nextInt(seeded)));
+                        };
+                        try (var rollup = new Clients.RollupLoop(dbs.get(v), v)) {
+                            Clients.Result r = Clients.run(dbs.get(v), 4, quick ? 0.1 : 1, seconds(3), Long.MAX_VALUE,
+                                    null, write);
+                            results.computeIfAbsent(op, k -> new LinkedHashMap<>()).merge(v, r, Clients.Result::plus);
+                            log("  single-row %-8s round %d, %-7s %,10.0f writes/s  p99 %7.2f ms", op, round + 1,
+                                    v.label(), r.perSecond(), r.p99Millis());
+                        }
                     }
                 }
+            }
+        } finally {
+            for (Server.Db db : dbs.values()) {
+                db.close();
             }
         }
         return results;
