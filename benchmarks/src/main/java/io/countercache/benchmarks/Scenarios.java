@@ -85,11 +85,11 @@ final class Scenarios {
                     v.setUp(c, USERS, ARTICLES);
                 }
             }
-            for (int round = 0; round < 3; round++) {
+            for (int round = 0; round < (quick ? 1 : 3); round++) {   // a quick run only shows that it runs
                 for (Variant v : variants) {
                     try (var rollup = new Clients.RollupLoop(dbs.get(v), v)) {
-                        Clients.Result r = Clients.run(dbs.get(v), 16, quick ? 0.1 : 1, seconds(5), Long.MAX_VALUE, null,
-                                (c, random) -> {
+                        Clients.Result r = Clients.run(dbs.get(v), 16, quick ? 0.1 : 1, seconds(5), Long.MAX_VALUE,
+                                null, (c, random) -> {
                             c.setAutoCommit(false);
                             v.insertComment(c, 1, 1 + random.nextInt(USERS));
                             if (holdMillis > 0) {
@@ -98,8 +98,8 @@ final class Scenarios {
                             c.commit();
                         });
                         results.merge(v, r, Clients.Result::plus);
-                        log("  hot row, %d ms held, round %d, %-7s %,10.0f tx/s  p50 %7.2f ms  p99 %8.2f ms", holdMillis,
-                                round + 1, v.label(), r.perSecond(), r.p50Millis(), r.p99Millis());
+                        log("  hot row, %d ms held, round %d, %-7s %,10.0f tx/s  p50 %7.2f ms  p99 %8.2f ms",
+                                holdMillis, round + 1, v.label(), r.perSecond(), r.p50Millis(), r.p99Millis());
                     }
                 }
             }
@@ -167,7 +167,7 @@ final class Scenarios {
                 db.execute("VACUUM ANALYZE");
             }
             for (String op : List.of("insert", "flip", "reparent", "delete")) {
-                for (int round = 0; round < 3; round++) {
+                for (int round = 0; round < (quick ? 1 : 3); round++) {   // a quick run only shows that it runs
                     for (Variant v : variants) {
                         Clients.Op write = switch (op) {
                             case "insert" -> (c, r) -> inTransactionIf(c, v == DIRECT,
